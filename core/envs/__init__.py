@@ -1,0 +1,1 @@
+"""Host worlds behind one :class:`~core.envs.base.HostWorld` protocol."""

@@ -1,0 +1,165 @@
+"""Intents, ground truth and intent graphs.
+
+A *condition* is one requirement of the user's goal (``attr:machine wash = machine wash``,
+``option:color = black``, ``price_upper <= 40``; τ²: ``arg:0:cancel_pending_order:reason =
+"no longer needed"``). An *intent* is a set of conditions over a *base* (the host task it
+derives from). Alternative goals form an *intent graph*: a root and children joined by edges
+labelled with one of four shift operators.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from core.model.base import SCHEMA_VERSION, Strict, content_hash
+
+ConditionOp = Literal["=", "<=", ">=", "!=", "contains"]
+ConditionValue = str | int | float | bool
+
+
+class Condition(Strict):
+    """One (slot, op, value) requirement of an intent."""
+
+    slot: str = Field(description="Slot name, e.g. 'attr:machine wash', 'option:color'.")
+    op: ConditionOp = Field(default="=", description="Comparison operator.")
+    value: ConditionValue = Field(description="Required value (canonical JSON text for τ²).")
+
+    def key(self) -> tuple[str, str, str]:
+        """Return a total-order sort key."""
+        return (self.slot, self.op, repr(self.value))
+
+
+class ShiftOperator(StrEnum):
+    """How a destination intent relates to its source."""
+
+    REFINE = "refine"
+    RELAX = "relax"
+    SUBSTITUTE = "substitute"
+    PIVOT = "pivot"
+
+
+GroundTruthKind = Literal["purchaseset", "statehash", "rowset", "scalar"]
+
+
+class GroundTruth(Strict):
+    """The executed answer of an intent."""
+
+    kind: GroundTruthKind = Field(description="What the value holds.")
+    value: list[str] = Field(description="Canonical, sorted answer rows (or one state hash).")
+    hash: str = Field(default="", description="sha256[:32] of (kind, value); filled if empty.")
+
+    def model_post_init(self, __context: object) -> None:
+        """Fill ``hash`` from (kind, value) when it was not given."""
+        if not self.hash:
+            object.__setattr__(self, "hash", content_hash([self.kind, self.value], 32))
+
+    @property
+    def cardinality(self) -> int:
+        """Number of answer rows."""
+        return len(self.value)
+
+    def contains(self, row: str) -> bool:
+        """Return whether ``row`` is one of the answers."""
+        return row in self.value
+
+
+class Intent(Strict):
+    """One goal a user may hold: a base task plus sorted conditions and its ground truth."""
+
+    schema_version: int = SCHEMA_VERSION
+    intent_id: str = Field(description="Content hash of benchmark, env, base and conditions.")
+    benchmark: str = Field(description="Benchmark id this intent belongs to.")
+    env_id: str = Field(description="Environment within the host (WebShop cluster; τ² shop).")
+    base: str = Field(description="The host task it derives from (pivots change the base).")
+    conditions: tuple[Condition, ...] = Field(description="Requirements, sorted canonically.")
+    ground_truth: GroundTruth | None = Field(default=None, description="Executed answer.")
+    is_seed: bool = Field(default=False, description="True for intents read from a host task.")
+    source_record: str | None = Field(default=None, description="Native task id, if real.")
+    context: dict[str, str] = Field(
+        default_factory=dict,
+        description="Facts the user may state freely (account ids, names); never hidden.",
+    )
+
+    @field_validator("conditions")
+    @classmethod
+    def _sorted(cls, v: tuple[Condition, ...]) -> tuple[Condition, ...]:
+        return tuple(sorted(v, key=Condition.key))
+
+    @staticmethod
+    def make_id(benchmark: str, env_id: str, base: str, conditions: tuple[Condition, ...]) -> str:
+        """Compute the content-hash id of an intent."""
+        conds = sorted(conditions, key=Condition.key)
+        return content_hash(
+            {"benchmark": benchmark, "env_id": env_id, "base": base, "conditions": conds}
+        )
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        benchmark: str,
+        env_id: str,
+        base: str,
+        conditions: tuple[Condition, ...] | list[Condition],
+        **kw: object,
+    ) -> Intent:
+        """Build an intent, computing its id from its content."""
+        conds = tuple(sorted(conditions, key=Condition.key))
+        return cls(
+            intent_id=cls.make_id(benchmark, env_id, base, conds),
+            benchmark=benchmark,
+            env_id=env_id,
+            base=base,
+            conditions=conds,
+            **kw,
+        )
+
+    def slot_map(self) -> dict[str, Condition]:
+        """Return conditions keyed by slot (last wins for repeated slots)."""
+        return {c.slot: c for c in self.conditions}
+
+
+Provenance = Literal["REAL", "SYNTHETIC"]
+
+
+class Edge(Strict):
+    """A possible silent shift from one intent to another."""
+
+    src: str = Field(description="Source intent id.")
+    dst: str = Field(description="Destination intent id.")
+    operator: ShiftOperator = Field(description="refine / relax / substitute / pivot.")
+    delta: str = Field(description="Human-readable change, e.g. 'added attr:x', 'pivot_to: b'.")
+    provenance: Provenance = Field(default="SYNTHETIC", description="REAL = retrieved task.")
+    gt_moved: bool = Field(description="Whether the destination's ground truth differs.")
+
+
+class IntentGraph(Strict):
+    """A root intent, its admitted alternative goals and the edges between them."""
+
+    schema_version: int = SCHEMA_VERSION
+    graph_id: str = Field(description="Content hash of env, root, children and config.")
+    benchmark: str
+    env_id: str
+    root: Intent
+    children: tuple[Intent, ...] = ()
+    edges: tuple[Edge, ...] = Field(default=(), description="Root→child edges.")
+    config: dict[str, str | int | float | bool] = Field(
+        default_factory=dict, description="Generation config (hash input)."
+    )
+
+    def node(self, intent_id: str) -> Intent:
+        """Return the node with ``intent_id`` (root or child)."""
+        if self.root.intent_id == intent_id:
+            return self.root
+        for c in self.children:
+            if c.intent_id == intent_id:
+                return c
+        raise KeyError(intent_id)
+
+    @property
+    def nodes(self) -> tuple[Intent, ...]:
+        """Root followed by children."""
+        return (self.root, *self.children)
