@@ -1,0 +1,83 @@
+"""The typed agent action model and the agent protocol.
+
+An agent does exactly one thing per turn: operate the environment, message the user, propose a
+final answer, or (as parsed from text) produce something malformed. The text wire format and
+its parser live elsewhere; this module only fixes the typed shapes every agent returns.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Literal, Protocol, runtime_checkable
+
+from pydantic import Field
+
+from core.envs.base import EnvAction
+from core.model.base import Strict
+
+if TYPE_CHECKING:
+    from core.model.episode import AgentView
+
+
+class EnvOp(Strict):
+    """Operate the host environment (a tool call)."""
+
+    kind: Literal["env"] = "env"
+    action: EnvAction = Field(description="The tool call.")
+    raw: str = Field(default="", description="The agent's raw text, if parsed from text.")
+
+
+class Ask(Strict):
+    """Send a message (usually a question) to the user."""
+
+    kind: Literal["ask"] = "ask"
+    text: str = Field(description="The message.")
+    asks: tuple[str, ...] | None = Field(
+        default=None,
+        description="Slots the message asks about (symbolic agents); None = match by words.",
+    )
+    raw: str = Field(default="", description="The agent's raw text, if parsed from text.")
+
+
+class Propose(Strict):
+    """Propose the final answer (judged by execution against the current intent)."""
+
+    kind: Literal["propose"] = "propose"
+    text: str = Field(default="", description="The answer text ('done', 'buy X …').")
+    predicted_question: str = Field(default="", description="Logged, never scored.")
+    raw: str = Field(default="", description="The agent's raw text, if parsed from text.")
+
+
+class Malformed(Strict):
+    """An action the parser could not understand (costs patience)."""
+
+    kind: Literal["malformed"] = "malformed"
+    raw: str = Field(default="", description="The raw text.")
+    problems: tuple[str, ...] = Field(default=(), description="What the parser objected to.")
+
+
+AgentAction = Annotated[EnvOp | Ask | Propose | Malformed, Field(discriminator="kind")]
+"""One agent action (discriminated on ``kind``)."""
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A policy that maps the agent-side view to one action.
+
+    Attributes:
+        spec: The agent spec recorded in the episode header (e.g. ``ORACLE``, a model id).
+    """
+
+    spec: str
+
+    def act(self, view: AgentView) -> EnvOp | Ask | Propose | Malformed:
+        """Return the next action for ``view`` (never raise for ordinary situations)."""
+        ...
+
+
+@runtime_checkable
+class EndObserver(Protocol):
+    """Optional agent hook called once the episode has ended."""
+
+    def observe_end(self, view: AgentView) -> None:
+        """Receive the final agent view (e.g. to distil a lesson)."""
+        ...

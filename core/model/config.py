@@ -1,0 +1,109 @@
+"""The versioned protocol configuration.
+
+Every default below is the value fixed by DECISIONS.md. Every episode header stores the full
+config and its hash, so a run can always say exactly what it measured. Changing a default means
+bumping :data:`PROTOCOL_VERSION`, never silently.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from core.model.base import Strict, content_hash
+
+PROTOCOL_VERSION = "proto-1"
+"""Version of the default protocol configuration."""
+
+OPERATORS = ("refine", "relax", "substitute", "pivot")
+"""Shift categories, in canonical order."""
+
+
+class BenchmarkProtocol(Strict):
+    """Per-benchmark protocol settings."""
+
+    turn_cap: int = Field(ge=1, description="Agent actions before the forced final answer.")
+    category_mix: dict[str, float] = Field(
+        description="Shift category probabilities keyed refine/relax/substitute/pivot."
+    )
+    on_empty_category: Literal["resample", "skip"] = Field(
+        default="resample", description="What to do when the drawn category has no edge."
+    )
+
+    @field_validator("category_mix")
+    @classmethod
+    def _mix(cls, v: dict[str, float]) -> dict[str, float]:
+        for k, p in v.items():
+            if k not in OPERATORS:
+                raise ValueError(f"unknown shift category {k!r}")
+            if p < 0:
+                raise ValueError(f"negative probability for {k!r}")
+        if not any(p > 0 for p in v.values()):
+            raise ValueError("category mix has no positive probability")
+        return {k: v[k] for k in OPERATORS if k in v}
+
+
+_EQUAL = {"refine": 0.25, "relax": 0.25, "substitute": 0.25, "pivot": 0.25}
+
+
+def _default_benchmarks() -> dict[str, BenchmarkProtocol]:
+    return {
+        "webshop": BenchmarkProtocol(
+            turn_cap=40,
+            category_mix={"refine": 0.25, "relax": 0.25, "substitute": 0.30, "pivot": 0.20},
+        ),
+        "tau2_retail": BenchmarkProtocol(turn_cap=30, category_mix=dict(_EQUAL)),
+        "tau2_airline": BenchmarkProtocol(turn_cap=100, category_mix=dict(_EQUAL)),
+        "mock": BenchmarkProtocol(turn_cap=20, category_mix=dict(_EQUAL)),
+    }
+
+
+class ProtocolConfig(Strict):
+    """All protocol knobs (DECISIONS.md defaults)."""
+
+    version: str = Field(default=PROTOCOL_VERSION, description="Config version string.")
+    base_patience: float = Field(default=10.0, gt=0, description="Budget before the persona ×.")
+    cost_question: float = Field(default=2.0, ge=0, description="A message to the user.")
+    cost_rejected_proposal: float = Field(default=4.0, ge=0, description="A rejected proposal.")
+    cost_malformed: float = Field(default=1.0, ge=0, description="A malformed action.")
+    cost_env_action: float = Field(default=0.0, ge=0, description="An environment action.")
+    cost_accepted_proposal: float = Field(default=0.0, ge=0, description="An accepted proposal.")
+    shift_fire_prob: float = Field(
+        default=0.6, ge=0, le=1, description="Fate probability that a crossed threshold fires."
+    )
+    shifts_enabled: bool = Field(default=True, description="Master switch for silent shifts.")
+    suggestibility_enabled: bool = Field(default=True, description="Allow triggered shifts.")
+    allow_revisit: bool = Field(default=False, description="May a shift return to a node.")
+    benchmarks: dict[str, BenchmarkProtocol] = Field(default_factory=_default_benchmarks)
+    default_turn_cap: int = Field(default=40, ge=1, description="Cap for unlisted benchmarks.")
+    tau2_acceptance: Literal["actions", "exact_state"] = Field(
+        default="actions", description="τ² acceptance: golden writes executed, or state hash."
+    )
+    patience_visible: bool | None = Field(
+        default=None,
+        description="Force the meter on/off for agents; None = by method (A2, A3 show it).",
+    )
+    patience_methods: tuple[str, ...] = Field(
+        default=("A2", "A3"), description="Methods that declare budget planning."
+    )
+    format_repairs: int = Field(default=1, ge=0, description="Forced-final format repairs.")
+    voice_regenerations: int = Field(default=1, ge=0, description="LLM voice regenerations.")
+    epsilon: float = Field(default=1e-9, gt=0, description="Float tolerance on patience.")
+
+    def config_hash(self) -> str:
+        """Return the content hash of the full config (stored in every episode header)."""
+        return content_hash(self.model_dump(mode="json"))
+
+    def for_benchmark(self, benchmark: str) -> BenchmarkProtocol:
+        """Return the settings of ``benchmark`` (equal mix and the default cap if unlisted)."""
+        got = self.benchmarks.get(benchmark)
+        if got is not None:
+            return got
+        return BenchmarkProtocol(turn_cap=self.default_turn_cap, category_mix=dict(_EQUAL))
+
+    def shows_patience(self, method: str | None) -> bool:
+        """Return whether an agent of ``method`` sees the patience meter."""
+        if self.patience_visible is not None:
+            return self.patience_visible
+        return method is not None and method in self.patience_methods
