@@ -2,8 +2,23 @@
 
 The engine builds verified benchmark instances, runs episodes between an agent and a
 persona-conditioned simulated user, and scores them with GRIP. It never imports Streamlit.
+
+Importing ``core`` sets litellm's offline switches (unless the environment already sets them),
+so that a later ``import litellm`` never reaches for the network at import time.
 """
+
+import os
+
+OFFLINE_SWITCHES = {
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_OFFLINE_MODE": "true",
+    "HF_HUB_OFFLINE": "1",
+}
+"""Environment flags that keep litellm (and Hugging Face hub) from fetching at import time."""
+
+for _key, _value in OFFLINE_SWITCHES.items():
+    os.environ.setdefault(_key, _value)
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = ["OFFLINE_SWITCHES", "__version__"]

@@ -147,6 +147,18 @@ _MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {}
 """Migrations from version ``v`` to ``v + 1``, keyed by ``v``."""
 
 
+def _statements(script: str) -> list[str]:
+    """Split a SQL script into complete statements (triggers keep their inner semicolons)."""
+    out: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    return out
+
+
 def utcnow() -> str:
     """Return the current UTC time as ISO-8601 text."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
@@ -257,7 +269,8 @@ class Store:
     def _migrate(self) -> None:
         conn = self.conn
         with self.transaction():
-            conn.executescript("SAVEPOINT schema;" + _SCHEMA_V1 + "RELEASE schema;")
+            for statement in _statements(_SCHEMA_V1):
+                conn.execute(statement)
             row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
             version = int(row[0]) if row else STORE_SCHEMA_VERSION
             if version > STORE_SCHEMA_VERSION:

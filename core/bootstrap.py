@@ -1,0 +1,100 @@
+"""First-run initialisation shared by ``driftbench init`` and the studio's first launch.
+
+It creates the store, registers the bundled host worlds, loads the bundled intent graphs and
+samples, and (when the store holds no run yet) runs the small symbolic demo sweep, so every page
+has real content. Each step reports what it did; a step whose engine part is not installed in
+this build is reported as skipped with the reason, never faked.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from core.store import Store
+
+BUNDLED_BENCHMARKS = ("webshop", "tau2_retail", "tau2_airline")
+"""Benchmarks shipped with project-authored worlds under ``data/``."""
+
+
+def _optional(module: str, name: str) -> Callable[..., Any] | None:
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and module.startswith(exc.name):
+            return None
+        raise
+    fn = getattr(mod, name, None)
+    return fn if callable(fn) else None
+
+
+def register_bundled_worlds(store: Store) -> list[str]:
+    """Record the bundled worlds in the store (as pointers to ``data/``); return their ids."""
+    load_world = _optional("core.envs.registry", "load_world")
+    if load_world is None:
+        return []
+    registered: list[str] = []
+    known = {w["world_id"] for w in store.list_worlds()}
+    for benchmark in BUNDLED_BENCHMARKS:
+        try:
+            world = load_world(benchmark)
+        except (ModuleNotFoundError, ImportError):
+            continue
+        if world.world_id not in known:
+            store.put_world(
+                benchmark=benchmark,
+                world_id=world.world_id,
+                name=f"bundled {benchmark}",
+                source="bundled",
+                payload={"bundled": True},
+                summary={"tools": len(world.tools())},
+            )
+        registered.append(world.world_id)
+    return registered
+
+
+def load_bundled_samples(store: Store) -> tuple[int, int]:
+    """Load the committed graphs and samples of every bundled benchmark into the store."""
+    load_bundled = _optional("core.construction", "load_bundled")
+    if load_bundled is None:
+        return (0, 0)
+    n_graphs = n_samples = 0
+    for benchmark in BUNDLED_BENCHMARKS:
+        graphs, samples = load_bundled(benchmark)
+        g, s = store.put_graphs_and_samples(graphs, samples, source="bundled")
+        n_graphs += g
+        n_samples += s
+    return n_graphs, n_samples
+
+
+def run_demo(store: Store) -> str | None:
+    """Run the small symbolic demo sweep when no run exists yet; return its run name."""
+    demo = _optional("core.runner", "run_demo")
+    if demo is None or store.list_runs():
+        return None
+    result = demo(store)
+    return str(result)
+
+
+def initialise(store: Store, *, demo: bool = True) -> dict[str, Any]:
+    """Create/load everything a fresh store needs and report counts.
+
+    Args:
+        store: The opened store (schema already created by :meth:`Store.open`).
+        demo: Run the demo sweep if the store holds no run yet.
+
+    Returns:
+        ``{"store", "worlds", "samples", "runs"}`` as documented for ``driftbench init``.
+    """
+    register_bundled_worlds(store)
+    load_bundled_samples(store)
+    if demo:
+        run_demo(store)
+    counts = store.counts()
+    return {
+        "store": str(store.path),
+        "worlds": counts["worlds"],
+        "samples": counts["samples"],
+        "runs": counts["runs"],
+    }

@@ -1,0 +1,60 @@
+"""The ``driftbench`` command: a thin shell over the engine.
+
+Every command has ``--help``; every error is one line naming what is wrong and exits with code
+2; nothing is written to the store when a command fails. ``--json`` output shapes follow
+``shared/spec/CLI.md`` and are a contract.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from core import __version__
+from core.cli import cmd_data, cmd_env, cmd_setup
+from core.cli._common import EXIT_USAGE, fail
+from core.errors import DriftBenchError
+
+_MODULES = (cmd_setup, cmd_data, cmd_env)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the full argument parser (each command module registers its subcommands)."""
+    parser = argparse.ArgumentParser(
+        prog="driftbench",
+        description="Drift-Bench++ Studio: interactive intent alignment benchmark (engine + CLI).",
+    )
+    parser.add_argument("--version", action="version", version=f"driftbench {__version__}")
+    parser.add_argument(
+        "--store", metavar="PATH", help="SQLite store (default $DRIFTBENCH_HOME/driftbench.db)"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _MODULES:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and return its exit code (0 ok, 2 usage or data error, 1 unexpected)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(argv) if argv is not None else None)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(handler(args) or 0)
+    except DriftBenchError as exc:
+        return fail(str(exc))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

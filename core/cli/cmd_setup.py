@@ -1,0 +1,107 @@
+"""``driftbench init``, ``doctor`` and ``app``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sqlite3
+import sys
+from importlib import metadata
+from typing import Any
+
+from core import OFFLINE_SWITCHES, __version__
+from core.cli._common import add_json, emit, open_store
+from core.paths import PROJECT_ROOT
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register this module's commands."""
+    p = sub.add_parser("init", help="create the store and load the bundled worlds and samples")
+    p.add_argument("--no-demo", action="store_true", help="do not run the demo sweep")
+    add_json(p)
+    p.set_defaults(handler=cmd_init)
+
+    p = sub.add_parser("doctor", help="versions, store, configured providers, offline switches")
+    add_json(p)
+    p.set_defaults(handler=cmd_doctor)
+
+    p = sub.add_parser("app", help="start the studio (same as 'streamlit run app.py')")
+    p.add_argument("--port", type=int, default=8501)
+    p.set_defaults(handler=cmd_app)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    """Create the store, load bundled data, run the demo sweep if empty."""
+    from core.bootstrap import initialise
+
+    store = open_store(args)
+    result = initialise(store, demo=not args.no_demo)
+    text = (
+        f"store: {result['store']}\n"
+        f"worlds: {result['worlds']}  samples: {result['samples']}  runs: {result['runs']}"
+    )
+    return emit(args, result, text)
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def doctor_report(args: argparse.Namespace) -> dict[str, Any]:
+    """Collect the doctor report (no network, no key values)."""
+    from core.llm import configured_providers
+
+    versions: dict[str, str | None] = {
+        "driftbench": __version__,
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+    }
+    for dist in ("streamlit", "pydantic", "pandas", "plotly", "litellm", "sqlite-utils"):
+        versions[dist] = _version(dist)
+    store = open_store(args)
+    return {
+        "versions": versions,
+        "store": {
+            "path": str(store.path),
+            "schema_version": store.schema_version(),
+            "counts": store.counts(),
+        },
+        "providers": configured_providers(),
+        "offline": {k: os.environ.get(k) == v for k, v in OFFLINE_SWITCHES.items()},
+    }
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Print versions, store details, configured providers and offline switches."""
+    report = doctor_report(args)
+    lines = ["versions:"]
+    lines += [f"  {k}: {v or 'not installed'}" for k, v in report["versions"].items()]
+    st = report["store"]
+    lines.append(f"store: {st['path']} (schema v{st['schema_version']})")
+    lines.append("  " + "  ".join(f"{k}={v}" for k, v in st["counts"].items()))
+    providers = report["providers"]
+    lines.append("providers with keys: " + (", ".join(providers) if providers else "none"))
+    lines.append(
+        "offline switches: "
+        + ", ".join(f"{k}={'on' if on else 'off'}" for k, on in report["offline"].items())
+    )
+    return emit(args, report, "\n".join(lines))
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    """Replace this process with ``streamlit run app.py``."""
+    argv = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(PROJECT_ROOT / "app.py"),
+        "--server.port",
+        str(args.port),
+    ]
+    os.execv(sys.executable, argv)
+    return 0  # pragma: no cover - execv does not return

@@ -1,0 +1,20 @@
+"""Access to the store from pages: one cached Store per process and path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from core.paths import default_store_path
+from core.store import Store
+
+
+@st.cache_resource(show_spinner=False)
+def _store(path: str) -> Store:
+    return Store.open(Path(path))
+
+
+def get_store() -> Store:
+    """Return the process-wide store for ``$DRIFTBENCH_HOME`` (created on first use)."""
+    return _store(str(default_store_path()))
