@@ -1,0 +1,100 @@
+"""Process environment for language-model calls: offline switches, provider keys, lazy import.
+
+litellm reads several environment variables at import time; without the offline switches it
+tries to download its model cost map (and tokenizers) and stalls when there is no network. So
+:func:`ensure_offline_env` runs when ``core.llm`` is imported, and :func:`load_litellm` imports
+litellm only when a real call is made, keeping ``import core.llm`` cheap.
+
+Keys are read from the environment only. This module reports *which* providers are configured,
+never the values.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import threading
+from types import ModuleType
+
+OFFLINE_SWITCHES: dict[str, str] = {
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_OFFLINE_MODE": "true",
+    "HF_HUB_OFFLINE": "1",
+}
+"""Environment flags that keep litellm (and the Hugging Face hub) from reaching the network."""
+
+PROVIDER_KEY_ENV: dict[str, str] = {
+    "OPENAI_API_KEY": "openai",
+    "ANTHROPIC_API_KEY": "anthropic",
+    "GEMINI_API_KEY": "gemini",
+    "MISTRAL_API_KEY": "mistral",
+    "GROQ_API_KEY": "groq",
+    "TOGETHERAI_API_KEY": "together_ai",
+    "OPENROUTER_API_KEY": "openrouter",
+    "AZURE_API_KEY": "azure",
+    "DEEPSEEK_API_KEY": "deepseek",
+    "COHERE_API_KEY": "cohere",
+    "XAI_API_KEY": "xai",
+    "FIREWORKS_AI_API_KEY": "fireworks_ai",
+    "PERPLEXITYAI_API_KEY": "perplexity",
+    "HUGGINGFACE_API_KEY": "huggingface",
+    "AWS_ACCESS_KEY_ID": "bedrock",
+}
+"""Standard key variable of each litellm provider, mapped to the provider's name."""
+
+_TRUE = {"1", "true", "yes", "on"}
+_lock = threading.Lock()
+_litellm: ModuleType | None = None
+
+
+def ensure_offline_env() -> None:
+    """Set litellm's offline switches unless the user already chose a value (``setdefault``)."""
+    for name, value in OFFLINE_SWITCHES.items():
+        os.environ.setdefault(name, value)
+
+
+def offline_switches() -> dict[str, bool]:
+    """Return whether each offline switch is active in this process.
+
+    Returns:
+        ``{"LITELLM_LOCAL_MODEL_COST_MAP": True, ...}``, one entry per switch.
+    """
+    return {name: os.environ.get(name, "").strip().lower() in _TRUE for name in OFFLINE_SWITCHES}
+
+
+def configured_providers() -> list[str]:
+    """Return the names of providers whose standard key variable is set (names only).
+
+    Returns:
+        Sorted provider names, e.g. ``["anthropic", "openai"]``; never any key value.
+    """
+    return sorted({prov for var, prov in PROVIDER_KEY_ENV.items() if os.environ.get(var)})
+
+
+def load_litellm() -> ModuleType:
+    """Import litellm once, after the offline switches are set, and quiet its chatter.
+
+    Returns:
+        The ``litellm`` module.
+    """
+    global _litellm
+    if _litellm is not None:
+        return _litellm
+    with _lock:
+        if _litellm is None:
+            ensure_offline_env()
+            module = importlib.import_module("litellm")
+            # litellm prints "Give Feedback / Get Help" banners on every exception otherwise.
+            setattr(module, "suppress_debug_info", True)  # noqa: B010 - untyped module attrs
+            setattr(module, "set_verbose", False)  # noqa: B010
+            if hasattr(module, "telemetry"):
+                setattr(module, "telemetry", False)  # noqa: B010
+            logging.getLogger("LiteLLM").setLevel(logging.ERROR)
+            _litellm = module
+    return _litellm
+
+
+def litellm_loaded() -> bool:
+    """Return whether :func:`load_litellm` has imported litellm in this process."""
+    return _litellm is not None
