@@ -21,11 +21,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "docs" / "PERFORMANCE.md"
+_COLUMNS = ("name", "value", "unit", "baseline", "ratio", "target", "met", "notes")
 
 
 def discover() -> list[str]:
     """Return the benchmark module names (``bench_*``) in a stable order."""
-    names = [m.name for m in pkgutil.iter_modules([str(Path(__file__).parent))]
+    names = [m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])]
     return sorted(n for n in names if n.startswith("bench_"))
 
 
@@ -88,14 +89,7 @@ def render(results: dict[str, list[dict[str, Any]]], errors: dict[str, str], qui
             "|---|---:|---|---:|---:|---|---|---|",
         ]
         for r in rows:
-            lines.append(
-                "| "
-                + " | ".join(
-                    _fmt(r.get(k))
-                    for k in ("name", "value", "unit", "baseline", "ratio", "target", "met", "notes")
-                )
-                + " |"
-            )
+            lines.append("| " + " | ".join(_fmt(r.get(k)) for k in _COLUMNS) + " |")
         lines.append("")
     if errors:
         lines += ["## Benchmarks that failed to run", ""]
