@@ -10,6 +10,7 @@ from pages.common.store import get_store
 
 store = get_store()
 user = current_user()
+assert user is not None  # app.py routes anonymous visitors to the sign-in page
 
 st.title("Drift-Bench++ Studio")
 st.caption(

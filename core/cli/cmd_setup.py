@@ -26,6 +26,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_json(p)
     p.set_defaults(handler=cmd_doctor)
 
+    p = sub.add_parser("bench", help="run the performance harness; rewrites docs/PERFORMANCE.md")
+    p.add_argument("--quick", action="store_true", help="smaller inputs (smoke run)")
+    p.add_argument("--only", help="comma-separated areas, e.g. tau2,webshop")
+    p.set_defaults(handler=cmd_bench)
+
     p = sub.add_parser("app", help="start the studio (same as 'streamlit run app.py')")
     p.add_argument("--port", type=int, default=8501)
     p.set_defaults(handler=cmd_app)
@@ -105,3 +110,15 @@ def cmd_app(args: argparse.Namespace) -> int:
     ]
     os.execv(sys.executable, argv)
     return 0  # pragma: no cover - execv does not return
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Run ``python -m bench`` in this interpreter."""
+    import subprocess
+
+    argv = [sys.executable, "-m", "bench"]
+    if args.quick:
+        argv.append("--quick")
+    if args.only:
+        argv += ["--only", args.only]
+    return subprocess.call(argv, cwd=PROJECT_ROOT)

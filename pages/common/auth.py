@@ -1,17 +1,26 @@
 """The auth seam: who is using the studio and which role they have.
 
-Modes (``DRIFTBENCH_AUTH``): ``none`` (local single user, researcher role; the default).
-Further modes (password file, OIDC via ``st.login``, trusted reverse-proxy header) plug in here
-and only change what :func:`current_user` returns; pages read the role, never the mode.
+Mode (``DRIFTBENCH_AUTH``):
+
+- ``none`` — local single user with the admin role (the default);
+- ``password`` — accounts in the hashed credentials file ``DRIFTBENCH_CREDENTIALS``;
+- ``oidc`` — ``st.login`` with an OIDC provider configured in ``.streamlit/secrets.toml``;
+  roles come from the credentials file keyed by e-mail (default annotator);
+- ``header`` — behind a trusted reverse proxy that sets ``X-Forwarded-User`` (and optionally
+  ``X-Forwarded-Role``).
+
+Pages read :func:`current_user`; none of them knows the mode.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Literal
+from pathlib import Path
 
-Role = Literal["annotator", "researcher", "admin"]
+import streamlit as st
+
+from core.auth import Credentials, authenticate, load_credentials
 
 
 @dataclass(frozen=True)
@@ -19,7 +28,7 @@ class User:
     """The signed-in person."""
 
     name: str
-    role: Role
+    role: str
 
 
 def auth_mode() -> str:
@@ -27,6 +36,77 @@ def auth_mode() -> str:
     return os.environ.get("DRIFTBENCH_AUTH", "none")
 
 
-def current_user() -> User:
-    """Return the current user for the configured mode."""
-    return User(name=os.environ.get("USER", "local"), role="admin")
+@st.cache_resource(show_spinner=False)
+def _credentials(path: str, mtime: float) -> Credentials:
+    return load_credentials(Path(path))
+
+
+def credentials() -> Credentials | None:
+    """Return the credentials file's accounts, if one is configured."""
+    path = os.environ.get("DRIFTBENCH_CREDENTIALS")
+    if not path or not Path(path).exists():
+        return None
+    return _credentials(path, Path(path).stat().st_mtime)
+
+
+def _role_from_file(name: str, default: str = "annotator") -> str:
+    creds = credentials()
+    if creds and name in creds.users:
+        return creds.users[name].role
+    return default
+
+
+def current_user() -> User | None:
+    """Return the current user, or None when nobody is signed in yet."""
+    mode = auth_mode()
+    if mode == "none":
+        return User(name=os.environ.get("USER", "local"), role="admin")
+    if mode == "password":
+        data = st.session_state.get("auth_user")
+        return User(**data) if data else None
+    if mode == "header":
+        headers = st.context.headers
+        name = headers.get("X-Forwarded-User")
+        if not name:
+            return None
+        return User(name=name, role=headers.get("X-Forwarded-Role") or _role_from_file(name))
+    if mode == "oidc":
+        if not st.user.is_logged_in:
+            return None
+        email = str(st.user.get("email") or st.user.get("sub") or "")
+        return User(name=email, role=_role_from_file(email))
+    raise RuntimeError(f"unknown DRIFTBENCH_AUTH mode '{mode}'")
+
+
+def login_page() -> None:
+    """Render the sign-in form for the configured mode."""
+    st.title("Sign in to Drift-Bench++ Studio")
+    mode = auth_mode()
+    if mode == "oidc":
+        st.button("Sign in with your identity provider", on_click=st.login, type="primary")
+        return
+    if mode == "header":
+        st.error("This studio expects a reverse proxy to identify you (X-Forwarded-User).")
+        return
+    creds = credentials()
+    if creds is None:
+        st.error("No credentials file: set DRIFTBENCH_CREDENTIALS to a file of hashed accounts.")
+        return
+    with st.form("login"):
+        name = st.text_input("User name", key="login-name")
+        password = st.text_input("Password", type="password", key="login-password")
+        submitted = st.form_submit_button("Sign in", type="primary")
+    if submitted:
+        role = authenticate(creds, name, password)
+        if role is None:
+            st.error("Unknown user name or wrong password.")
+        else:
+            st.session_state["auth_user"] = {"name": name, "role": role}
+            st.rerun()
+
+
+def logout() -> None:
+    """Sign the current user out (password and OIDC modes)."""
+    if auth_mode() == "oidc":
+        st.logout()
+    st.session_state.pop("auth_user", None)

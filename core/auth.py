@@ -1,0 +1,150 @@
+"""Studio accounts: roles, hashed credentials and which pages a role may open.
+
+The studio's auth seam (``pages/common/auth.py``) picks a mode — ``none`` (local single user),
+``password`` (this module's credentials file), ``oidc`` (``st.login``) or ``header`` (a trusted
+reverse proxy) — and only ever asks this module which role a person has and which pages that
+role receives. Passwords are stored as salted PBKDF2-SHA256 hashes, never in clear.
+
+Credentials file (YAML or JSON)::
+
+    users:
+      alice: {role: researcher, password: "pbkdf2_sha256$200000$<salt>$<hash>"}
+      bob:   {role: annotator,  password: "pbkdf2_sha256$..."}
+
+Create a hash with ``python -m core.auth hash``.
+"""
+
+from __future__ import annotations
+
+import base64
+import getpass
+import hashlib
+import hmac
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import Field, ValidationError
+
+from core.errors import ConfigError, pydantic_error_to_config_error
+from core.model.base import Strict
+
+Role = Literal["annotator", "researcher", "admin"]
+
+ROLE_RANK: dict[str, int] = {"annotator": 0, "researcher": 1, "admin": 2}
+"""Roles in increasing order of privilege."""
+
+PAGE_MIN_ROLE: dict[str, Role] = {
+    "home": "annotator",
+    "play_user": "annotator",
+    "play_agent": "annotator",
+    "annotate": "annotator",
+    "watch": "researcher",
+    "inspect": "researcher",
+    "grip": "researcher",
+    "construction": "researcher",
+    "runs": "researcher",
+    "agreement": "researcher",
+    "sessions": "researcher",
+    "data": "researcher",
+}
+"""The least privileged role that may open each page."""
+
+_ALGO = "pbkdf2_sha256"
+_ITERATIONS = 200_000
+
+
+class Account(Strict):
+    """One person who may sign in."""
+
+    role: Role = Field(description="annotator, researcher or admin.")
+    password: str = Field(description="PBKDF2 hash as produced by hash_password().")
+
+
+class Credentials(Strict):
+    """The credentials file."""
+
+    users: dict[str, Account] = Field(description="Accounts keyed by user name.")
+
+
+def hash_password(
+    password: str, *, salt: bytes | None = None, iterations: int = _ITERATIONS
+) -> str:
+    """Return a salted PBKDF2-SHA256 hash string for ``password``."""
+    salt = salt if salt is not None else os.urandom(16)
+    digest = hashlib.pbkdf2_hmac("sha256", password.encode("utf-8"), salt, iterations)
+    b64 = base64.b64encode
+    return f"{_ALGO}${iterations}${b64(salt).decode()}${b64(digest).decode()}"
+
+
+def verify_password(password: str, encoded: str) -> bool:
+    """Check ``password`` against a hash from :func:`hash_password` (constant time)."""
+    try:
+        algo, iterations, salt_b64, digest_b64 = encoded.split("$")
+        if algo != _ALGO:
+            return False
+        salt = base64.b64decode(salt_b64)
+        expected = base64.b64decode(digest_b64)
+        got = hashlib.pbkdf2_hmac("sha256", password.encode("utf-8"), salt, int(iterations))
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(got, expected)
+
+
+def load_credentials(path: Path) -> Credentials:
+    """Load and validate a credentials file (ConfigError naming file and field)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read credentials: {exc.strerror}", file=path) from exc
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError(
+            f"not valid {path.suffix.lstrip('.') or 'YAML'}: {exc}", file=path
+        ) from exc
+    try:
+        creds = Credentials.model_validate(data)
+    except ValidationError as exc:
+        raise pydantic_error_to_config_error(exc, path) from exc
+    for name, account in creds.users.items():
+        if not account.password.startswith(_ALGO + "$"):
+            raise ConfigError(
+                "password must be a pbkdf2_sha256 hash", file=path, field=f"users.{name}.password"
+            )
+    return creds
+
+
+def authenticate(creds: Credentials, user: str, password: str) -> Role | None:
+    """Return the user's role when the password matches, else None."""
+    account = creds.users.get(user)
+    if account is None:
+        verify_password(password, hash_password("timing-equaliser", salt=b"0" * 16))
+        return None
+    return account.role if verify_password(password, account.password) else None
+
+
+def allowed(role: str, page: str) -> bool:
+    """Whether ``role`` may open ``page`` (unknown pages are researcher-only)."""
+    need = PAGE_MIN_ROLE.get(page, "researcher")
+    return ROLE_RANK.get(role, -1) >= ROLE_RANK[need]
+
+
+def pages_for(role: str) -> list[str]:
+    """The page ids a role receives, in navigation order."""
+    return [p for p in PAGE_MIN_ROLE if allowed(role, p)]
+
+
+def _main(argv: list[str]) -> int:
+    if argv[:1] != ["hash"]:
+        print("usage: python -m core.auth hash", file=sys.stderr)
+        return 2
+    print(hash_password(getpass.getpass("password: ")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

@@ -1,0 +1,30 @@
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from core.auth import hash_password
+from core.paths import PROJECT_ROOT
+
+APP = str(PROJECT_ROOT / "app.py")
+
+
+def test_password_mode_requires_sign_in(tmp_path, monkeypatch) -> None:
+    creds = tmp_path / "users.json"
+    creds.write_text(
+        json.dumps({"users": {"ann": {"role": "annotator", "password": hash_password("pw")}}})
+    )
+    monkeypatch.setenv("DRIFTBENCH_HOME", str(tmp_path))
+    monkeypatch.setenv("DRIFTBENCH_AUTH", "password")
+    monkeypatch.setenv("DRIFTBENCH_CREDENTIALS", str(creds))
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert not at.exception
+    assert at.title[0].value.startswith("Sign in")
+    at.text_input(key="login-name").input("ann")
+    at.text_input(key="login-password").input("wrong")
+    at.button[0].click().run()
+    assert any("wrong password" in e.value for e in at.error)
+    at.text_input(key="login-password").input("pw")
+    at.button[0].click().run()
+    assert not at.exception
+    assert at.title[0].value == "Drift-Bench++ Studio"
+    assert at.session_state["auth_user"] == {"name": "ann", "role": "annotator"}
