@@ -217,6 +217,9 @@ class ResponseCache:
                 row,
             )
 
+    def __bool__(self) -> bool:
+        return True  # a cache object is truthy even when empty
+
     def __len__(self) -> int:
         with self._lock:
             row = self._connect().execute("SELECT COUNT(*) FROM llm_cache").fetchone()

@@ -156,7 +156,8 @@ class LLMClient:
             return self._stats.model_copy()
 
     def __repr__(self) -> str:
-        return f"LLMClient({self._spec.label!r}, cache={self.cache.path if self.cache else None})"
+        where = self.cache.path if self.cache is not None else None
+        return f"LLMClient({self._spec.label!r}, cache={where})"
 
     # -- building the call ---------------------------------------------------------------
     def _api_key(self) -> str | None:
@@ -190,7 +191,7 @@ class LLMClient:
         request = request_payload(self._spec, msgs, tools, params, namespace)
         key = (
             ResponseCache.key_for(self._spec, msgs, tools, params, namespace)
-            if self.cache
+            if self.cache is not None
             else None
         )
         return msgs, request, key

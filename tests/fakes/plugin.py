@@ -189,6 +189,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", f"live: calls a real model provider; skipped unless {LIVE_ENV}=1"
     )
     config.addinivalue_line("markers", "allow_network: exempt from the network guard")
+    # litellm's streaming types trigger a harmless pydantic warning on first use
+    config.addinivalue_line(
+        "filterwarnings", "ignore:Item .* is using the `ReadOnly` qualifier:UserWarning"
+    )
     GUARD.install()
 
 
