@@ -1,0 +1,17 @@
+import urllib.request
+
+from tests.e2e.conftest import screenshot, wait_for_app
+
+
+def test_health_endpoint(studio_url: str) -> None:
+    with urllib.request.urlopen(studio_url + "/_stcore/health", timeout=5) as resp:
+        assert resp.read() == b"ok"
+
+
+def test_home_renders_in_chromium(studio_url: str, tab) -> None:
+    tab.goto(studio_url + "/")
+    wait_for_app(tab)
+    tab.get_by_text("Drift-Bench++ Studio").first.wait_for()
+    metrics = tab.get_by_test_id("stMetricLabel")
+    assert metrics.count() == 4
+    screenshot(tab, "home")
