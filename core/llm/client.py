@@ -83,13 +83,24 @@ def _classify(litellm: Any, exc: BaseException) -> _Attempt:
     return _Attempt(None, isinstance(exc, (ex.APIConnectionError, ex.APIError)), retry_after)
 
 
-def _cost(litellm: Any, raw: Any) -> float:
+_UNPRICED: set[str] = set()
+"""Models the local cost map does not know (their cost is 0.0); skips repeated failed lookups."""
+
+
+def _cost(litellm: Any, raw: Any, model: str) -> float:
     """Cost from litellm's local cost map; 0.0 for models it does not know."""
+    hidden = getattr(raw, "_hidden_params", None)
+    value: Any = hidden.get("response_cost") if isinstance(hidden, dict) else None
+    if value is None and model not in _UNPRICED:
+        try:
+            value = litellm.completion_cost(completion_response=raw)
+        except Exception:  # unknown/local models are not in the cost map
+            _UNPRICED.add(model)
     try:
-        value = float(litellm.completion_cost(completion_response=raw))
-    except Exception:  # unknown/local models are not in the cost map
+        cost = float(value) if value is not None else 0.0
+    except (TypeError, ValueError):
         return 0.0
-    return value if math.isfinite(value) and value > 0 else 0.0
+    return cost if math.isfinite(cost) and cost > 0 else 0.0
 
 
 def _parse(litellm: Any, spec: ModelSpec, raw: Any, latency_ms: float) -> LLMResponse:
@@ -117,7 +128,7 @@ def _parse(litellm: Any, spec: ModelSpec, raw: Any, latency_ms: float) -> LLMRes
             prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
             completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         ),
-        cost_usd=_cost(litellm, raw),
+        cost_usd=_cost(litellm, raw, spec.model),
         cached=False,
         model=spec.model,
         latency_ms=latency_ms,
