@@ -1,0 +1,502 @@
+"""Benchmark construction: graphs and verified samples from host worlds, bundled data, reports.
+
+Public API (called by the CLI and the rest of the engine):
+
+* :func:`build_graphs` — intent graphs for every seed of a world.
+* :func:`build_samples` — generate-then-verify faulty requests (k = 1, 2 or 4 faults).
+* :func:`build_bundled` / :func:`load_bundled` — the committed benchmark under
+  ``data/benchmark/<benchmark>/`` (gzip, mtime 0, byte-identical rebuilds).
+* :func:`construction_report` — Table-4-shaped statistics.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import random
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from core.envs.base import HostWorld
+from core.errors import ConfigError, pydantic_error_to_config_error
+from core.faults.composite import assign_slots, draw_types
+from core.faults.extract import Extractor, RuleExtractor
+from core.faults.generate import (
+    GenStats,
+    attempts_for,
+    extraction_context,
+    generate_sample,
+    sub_seed,
+)
+from core.faults.plan import FaultPlan, candidate_plans
+from core.faults.taxonomy import draw_single
+from core.faults.writer import TemplateWriter, Writer
+from core.graph.build import build_all
+from core.graph.classify import OPERATOR_ORDER
+from core.graph.hosts import adapter_for
+from core.graph.hosts.base import HostAdapter
+from core.model.base import canonical_json
+from core.model.intent import IntentGraph
+from core.model.sample import FaultType, Sample
+from core.paths import DATA_DIR
+
+BENCHMARKS: tuple[str, ...] = ("webshop", "tau2_retail", "tau2_airline")
+"""The three bundled benchmarks."""
+
+BUNDLED_DIR = DATA_DIR / "benchmark"
+
+BUNDLED_PLAN: dict[str, dict[str, Any]] = {
+    # per_graph for single faults, composite draws per graph for k=2 and k=4
+    "webshop": {"per_graph": None, "k2": 1, "k4": 1},
+    "tau2_retail": {"per_graph": None, "k2": 1, "k4": 1},
+    "tau2_airline": {"per_graph": 14, "k2": 2, "k4": 2},
+    "mock": {"per_graph": None, "k2": 1, "k4": 1},
+}
+
+
+# ---------------------------------------------------------------------------------- graphs
+def build_graphs(
+    world: HostWorld, *, seed: int = 42, branching: int = 8, limit: int | None = None
+) -> tuple[list[IntentGraph], dict[str, Any]]:
+    """Build one intent graph per admissible seed of ``world``.
+
+    Args:
+        world: A loaded host world.
+        seed: Seed of enumeration order and ranking tie-breaks.
+        branching: Children per graph (balanced ``branching // 4`` per operator).
+        limit: Only the first ``limit`` seeds (tests).
+
+    Returns:
+        ``(graphs sorted by id, stats)`` with stats keys ``benchmark``, ``tasks``, ``graphs``,
+        ``by_operator``, ``candidates`` and admission counters.
+    """
+    adapter = adapter_for(world)
+    graphs, st = build_all(adapter, seed=seed, branching=branching, limit=limit)
+    stats: dict[str, Any] = {"benchmark": world.benchmark, **st.as_dict()}
+    return graphs, stats
+
+
+# ---------------------------------------------------------------------------------- samples
+def make_writer(spec: str) -> Writer:
+    """``template`` → the offline writer; anything else is an LLM model spec."""
+    if spec == "template":
+        return TemplateWriter()
+    from core.faults.llm import LLMWriter
+
+    writer: Writer = LLMWriter(spec)
+    return writer
+
+
+def make_extractor(spec: str, index: int = 0) -> Extractor:
+    """``rule`` → the offline extractor; anything else is an LLM model spec."""
+    if spec == "rule":
+        return RuleExtractor("rule")
+    from core.faults.llm import LLMExtractor
+
+    extractor: Extractor = LLMExtractor(spec)
+    return extractor
+
+
+def applicable_plans(
+    adapter: HostAdapter, graph: IntentGraph, rng: random.Random
+) -> dict[FaultType, list[FaultPlan]]:
+    """Candidate plans per applicable fault type for a graph's root."""
+    root = graph.root
+    assert root.ground_truth is not None
+    out: dict[FaultType, list[FaultPlan]] = {}
+    for t in FaultType:
+        plans = candidate_plans(adapter, root, root.ground_truth, t, random.Random(rng.random()))
+        if plans:
+            out[t] = plans
+    return out
+
+
+def _single_samples(
+    adapter: HostAdapter,
+    graph: IntentGraph,
+    *,
+    writer: Writer,
+    extractors: tuple[Extractor, Extractor],
+    seed: int,
+    per_graph: int | None,
+    stats: GenStats,
+) -> list[Sample]:
+    rng = random.Random(sub_seed(seed, graph.graph_id, "k1"))
+    options = applicable_plans(adapter, graph, rng)
+    ctx = extraction_context(adapter, graph)
+    budget = per_graph if per_graph is not None else len(options)
+    out: list[Sample] = []
+    seen: set[str] = set()
+    rounds = 0
+    while len(out) < budget and rounds < 4:
+        remaining = set(options)
+        while remaining and len(out) < budget:
+            t = draw_single(rng, remaining)
+            assert t is not None
+            remaining.discard(t)
+            plans = options[t]
+            if rounds >= len(plans):
+                continue
+            rotated = plans[rounds:] + plans[:rounds]
+            s = generate_sample(
+                adapter,
+                graph,
+                [(p,) for p in rotated],
+                writer=writer,
+                extractors=extractors,
+                rng=rng,
+                attempts=attempts_for([t]),
+                stats=stats,
+                ctx=ctx,
+            )
+            if s is not None and s.sample_id not in seen:
+                seen.add(s.sample_id)
+                out.append(s)
+        rounds += 1
+        if per_graph is None:
+            break
+    return out
+
+
+def _composite_samples(
+    adapter: HostAdapter,
+    graph: IntentGraph,
+    *,
+    k: int,
+    writer: Writer,
+    extractors: tuple[Extractor, Extractor],
+    seed: int,
+    draws: int,
+    stats: GenStats,
+) -> list[Sample]:
+    rng = random.Random(sub_seed(seed, graph.graph_id, f"k{k}"))
+    options = applicable_plans(adapter, graph, rng)
+    root = graph.root
+    assert root.ground_truth is not None
+    ctx = extraction_context(adapter, graph)
+    out: list[Sample] = []
+    seen: set[tuple[str, ...]] = set()
+    for _ in range(draws * 3):
+        if len(out) >= draws:
+            break
+        draw, broken = draw_types(
+            sorted(options, key=lambda t: t.value), k, rng, len(root.conditions), adapter.host_class
+        )
+        stats.reasons.update(f"draw:{b}" for b in broken)
+        if draw is None:
+            break
+        key = tuple(t.value for t in draw)
+        if key in seen:
+            continue
+        seen.add(key)
+        plan_sets = assign_slots(adapter, root, root.ground_truth, draw, rng)
+        if not plan_sets:
+            stats.reasons["assign:no slot assignment"] += 1
+            continue
+        s = generate_sample(
+            adapter,
+            graph,
+            plan_sets,
+            writer=writer,
+            extractors=extractors,
+            rng=rng,
+            attempts=attempts_for(draw),
+            stats=stats,
+            ctx=ctx,
+        )
+        if s is not None:
+            out.append(s)
+    return out
+
+
+def build_samples(
+    world: HostWorld,
+    graphs: Sequence[IntentGraph],
+    *,
+    writer: str = "template",
+    extractors: tuple[str, str] = ("rule", "rule"),
+    k: int = 1,
+    seed: int = 42,
+    per_graph: int | None = None,
+) -> tuple[list[Sample], dict[str, Any]]:
+    """Generate-then-verify faulty opening requests over ``graphs``.
+
+    Args:
+        world: The host world the graphs were built from (executes literal readings).
+        graphs: Intent graphs (roots carry executed ground truth).
+        writer: ``template`` or an LLM model spec.
+        extractors: Two extractor specs (``rule`` or LLM model specs, ideally two families).
+        k: Faults per request (1, 2 or 4).
+        seed: Seed of draws, plans and variants.
+        per_graph: k = 1: samples per graph (None = one per applicable type);
+            k > 1: composite draws per graph (None = 1).
+
+    Returns:
+        ``(samples sorted by id, stats)``; stats keys ``benchmark``, ``k``, ``graphs``,
+        ``candidates``, ``rejected_by_step`` {"1","2","3"}, ``rejection_rate``, ``samples``,
+        ``by_fault_type`` and per-type candidate/rejection counts.
+    """
+    if k not in (1, 2, 4):
+        raise ConfigError("k must be 1, 2 or 4", field="k")
+    adapter = adapter_for(world)
+    w = make_writer(writer)
+    ex = (make_extractor(extractors[0], 0), make_extractor(extractors[1], 1))
+    stats = GenStats()
+    samples: list[Sample] = []
+    for g in sorted(graphs, key=lambda g: g.graph_id):
+        if g.root.ground_truth is None:
+            continue
+        if k == 1:
+            samples += _single_samples(
+                adapter, g, writer=w, extractors=ex, seed=seed, per_graph=per_graph, stats=stats
+            )
+        else:
+            samples += _composite_samples(
+                adapter,
+                g,
+                k=k,
+                writer=w,
+                extractors=ex,
+                seed=seed,
+                draws=per_graph or 1,
+                stats=stats,
+            )
+    samples.sort(key=lambda s: s.sample_id)
+    return samples, gen_stats_dict(world.benchmark, k, len(graphs), stats)
+
+
+def gen_stats_dict(benchmark: str, k: int, graphs: int, st: GenStats) -> dict[str, Any]:
+    """JSON-ready generation statistics."""
+    rejected = {s: st.rejected.get(s, 0) for s in ("1", "2", "3")}
+    return {
+        "benchmark": benchmark,
+        "k": k,
+        "graphs": graphs,
+        "candidates": st.candidates,
+        "rejected_by_step": rejected,
+        "rejection_rate": round(sum(rejected.values()) / st.candidates, 4)
+        if st.candidates
+        else None,
+        "samples": st.samples,
+        "by_fault_type": dict(sorted(st.by_fault_type.items())),
+        "candidates_by_fault_type": dict(sorted(st.candidates_by_type.items())),
+        "rejected_by_fault_type": dict(sorted(st.rejected_by_type.items())),
+        "rejection_reasons": dict(sorted(st.reasons.items())),
+    }
+
+
+# ---------------------------------------------------------------------------------- files
+def _write_jsonl_gz(path: Path, rows: Iterable[str]) -> None:
+    buf = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
+        for r in rows:
+            gz.write(r.encode("utf-8") + b"\n")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(buf.getvalue())
+
+
+def write_graphs(path: Path, graphs: Sequence[IntentGraph]) -> None:
+    """Write graphs as canonical JSON lines (gzip, mtime 0)."""
+    _write_jsonl_gz(path, (canonical_json(g) for g in sorted(graphs, key=lambda g: g.graph_id)))
+
+
+def write_samples(path: Path, samples: Sequence[Sample]) -> None:
+    """Write samples as canonical JSON lines (gzip, mtime 0)."""
+    _write_jsonl_gz(path, (canonical_json(s) for s in sorted(samples, key=lambda s: s.sample_id)))
+
+
+def _read_jsonl_gz(path: Path) -> list[tuple[int, Any]]:
+    try:
+        raw = gzip.decompress(path.read_bytes()).decode("utf-8")
+    except FileNotFoundError as exc:
+        raise ConfigError("file is missing (run `driftbench build samples`)", file=path) from exc
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"not a gzip JSON-lines file: {exc}", file=path) from exc
+    out = []
+    for i, line in enumerate(raw.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append((i, json.loads(line)))
+        except ValueError as exc:
+            raise ConfigError(f"invalid JSON: {exc}", file=path, field=f"line {i}") from exc
+    return out
+
+
+def read_graphs(path: Path) -> list[IntentGraph]:
+    """Read a graphs file (ConfigError naming file and line/field on bad rows)."""
+    out = []
+    for i, obj in _read_jsonl_gz(path):
+        try:
+            out.append(IntentGraph.model_validate(obj))
+        except ValidationError as exc:
+            err = pydantic_error_to_config_error(exc, path)
+            raise ConfigError(err.detail, file=path, field=f"line {i}.{err.field}") from exc
+    return out
+
+
+def read_samples(path: Path) -> list[Sample]:
+    """Read a samples file (ConfigError naming file and line/field on bad rows)."""
+    out = []
+    for i, obj in _read_jsonl_gz(path):
+        try:
+            out.append(Sample.model_validate(obj))
+        except ValidationError as exc:
+            err = pydantic_error_to_config_error(exc, path)
+            raise ConfigError(err.detail, file=path, field=f"line {i}.{err.field}") from exc
+    return out
+
+
+# ---------------------------------------------------------------------------------- bundled
+def bundled_world(benchmark: str) -> HostWorld:
+    """Load the bundled world of a benchmark."""
+    if benchmark == "webshop":
+        from core.envs.webshop import load_webshop_world  # type: ignore[attr-defined,unused-ignore]
+
+        return load_webshop_world()  # type: ignore[no-any-return,unused-ignore]
+    if benchmark in ("tau2_retail", "tau2_airline"):
+        from core.envs.tau2.world import load_tau2_world
+
+        return load_tau2_world(benchmark.split("_", 1)[1])
+    if benchmark == "mock":
+        from core.envs.mock import load_mock_world  # type: ignore[attr-defined,unused-ignore]
+
+        return load_mock_world()  # type: ignore[no-any-return,unused-ignore]
+    raise ConfigError(f"unknown benchmark {benchmark!r}", field="benchmark")
+
+
+def build_bundled(benchmark: str, out_dir: Path = BUNDLED_DIR, *, seed: int = 42) -> dict[str, Any]:
+    """Build the committed graphs and samples of ``benchmark`` from its bundled world.
+
+    Writes ``<out_dir>/<benchmark>/graphs.jsonl.gz``, ``samples.jsonl.gz`` (k = 1, 2 and 4
+    together; gzip mtime 0, canonical JSON, sorted) and ``stats.json``. Rebuilding is
+    byte-identical.
+
+    Returns:
+        The stats written to ``stats.json``.
+    """
+    world = bundled_world(benchmark)
+    plan = BUNDLED_PLAN.get(benchmark, {"per_graph": None, "k2": 1, "k4": 1})
+    graphs, gstats = build_graphs(world, seed=seed)
+    s1, st1 = build_samples(world, graphs, k=1, seed=seed, per_graph=plan["per_graph"])
+    s2, st2 = build_samples(world, graphs, k=2, seed=seed, per_graph=plan["k2"])
+    s4, st4 = build_samples(world, graphs, k=4, seed=seed, per_graph=plan["k4"])
+    samples = sorted({s.sample_id: s for s in s1 + s2 + s4}.values(), key=lambda s: s.sample_id)
+    samples = [s.model_copy(update={"source": "bundled"}) for s in samples]
+    d = out_dir / benchmark
+    write_graphs(d / "graphs.jsonl.gz", graphs)
+    write_samples(d / "samples.jsonl.gz", samples)
+    stats = {
+        "benchmark": benchmark,
+        "world_id": world.world_id,
+        "seed": seed,
+        "graphs": gstats,
+        "samples": {"k1": st1, "k2": st2, "k4": st4},
+        "totals": {"samples": len(samples), "single": len(s1), "k2": len(s2), "k4": len(s4)},
+    }
+    (d / "stats.json").write_text(
+        json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    load_bundled.cache_clear()
+    return stats
+
+
+@lru_cache(maxsize=8)
+def _load_cached(
+    benchmark: str, directory: str, stamp: tuple[int, int]
+) -> tuple[tuple[IntentGraph, ...], tuple[Sample, ...]]:
+    d = Path(directory) / benchmark
+    return tuple(read_graphs(d / "graphs.jsonl.gz")), tuple(read_samples(d / "samples.jsonl.gz"))
+
+
+class _Loader:
+    """``load_bundled`` with a ``cache_clear`` hook."""
+
+    def __call__(
+        self, benchmark: str, directory: Path = BUNDLED_DIR
+    ) -> tuple[list[IntentGraph], list[Sample]]:
+        d = directory / benchmark
+        if not d.is_dir():
+            raise ConfigError(
+                f"no bundled benchmark {benchmark!r} (run `driftbench build samples`)", file=d
+            )
+        stamps = []
+        for name in ("graphs.jsonl.gz", "samples.jsonl.gz"):
+            p = d / name
+            stamps.append(p.stat().st_mtime_ns if p.exists() else 0)
+        g, s = _load_cached(benchmark, str(directory), (stamps[0], stamps[1]))
+        return list(g), list(s)
+
+    def cache_clear(self) -> None:
+        _load_cached.cache_clear()
+
+
+load_bundled = _Loader()
+"""``load_bundled(benchmark) -> (graphs, samples)``: the committed benchmark (cached per mtime)."""
+
+
+def bundled_stats(directory: Path = BUNDLED_DIR) -> dict[str, dict[str, Any]]:
+    """Read every ``<directory>/<benchmark>/stats.json`` (benchmark → stats)."""
+    out: dict[str, dict[str, Any]] = {}
+    if not directory.is_dir():
+        return out
+    for p in sorted(directory.glob("*/stats.json")):
+        try:
+            out[p.parent.name] = json.loads(p.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise ConfigError(f"invalid JSON: {exc}", file=p) from exc
+    return out
+
+
+# ---------------------------------------------------------------------------------- report
+def construction_report(stats_by_benchmark: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Table-4-shaped statistics: tasks → graphs → candidates → rejected per step → samples.
+
+    Args:
+        stats_by_benchmark: benchmark → stats as written by :func:`build_bundled` (or a dict
+            with ``graphs`` and ``samples`` entries shaped like it).
+
+    Returns:
+        ``{"benchmarks": [{"benchmark", "tasks", "graphs", "candidates", "rejected_by_step",
+        "rejection_rate", "samples", "by_fault_type", "by_operator", "by_k"}]}``.
+    """
+    rows = []
+    for bench in sorted(stats_by_benchmark):
+        st = stats_by_benchmark[bench]
+        g = st.get("graphs", {})
+        parts = st.get("samples", {})
+        if isinstance(parts, dict) and "candidates" in parts:
+            parts = {"k1": parts}
+        rej: Counter[str] = Counter()
+        by_type: Counter[str] = Counter()
+        cands = 0
+        n = 0
+        by_k = {}
+        for key, p in sorted(parts.items()):
+            cands += int(p.get("candidates", 0))
+            n += int(p.get("samples", 0))
+            rej.update({k: int(v) for k, v in p.get("rejected_by_step", {}).items()})
+            by_type.update(p.get("by_fault_type", {}))
+            by_k[key] = int(p.get("samples", 0))
+        rejected = {s: rej.get(s, 0) for s in ("1", "2", "3")}
+        rows.append(
+            {
+                "benchmark": bench,
+                "tasks": g.get("tasks"),
+                "graphs": g.get("graphs"),
+                "by_operator": g.get("by_operator", {op.value: 0 for op in OPERATOR_ORDER}),
+                "candidates": cands,
+                "rejected_by_step": rejected,
+                "rejection_rate": round(sum(rejected.values()) / cands, 4) if cands else None,
+                "samples": n,
+                "by_k": by_k,
+                "by_fault_type": dict(sorted(by_type.items())),
+            }
+        )
+    return {"benchmarks": rows}

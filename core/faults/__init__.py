@@ -1,0 +1,1 @@
+"""Communication faults: taxonomy, plans, writers, extractors and the three-step verifier."""

@@ -1,0 +1,1 @@
+"""Intent-graph construction: classify, retrieve, enumerate, execute, admit and rank."""
