@@ -599,3 +599,30 @@ def test_fake_server_models_endpoint_and_raw_http(fake_llm_server: FakeOpenAISer
     reply = json.loads(conn.getresponse().read())  # same keep-alive connection
     assert reply["choices"][0]["message"]["content"] == f"echo: {USER[0]['content']}"
     conn.close()
+
+
+def test_fake_server_handles_64_concurrent_connections(fake_llm_server: FakeOpenAIServer) -> None:
+    fake_llm_server.latency_s = 0.2
+    url = urlparse(fake_llm_server.base_url)
+    results: list[str] = []
+    lock = threading.Lock()
+
+    def one(i: int) -> None:
+        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+        body = {"model": "m", "messages": [{"role": "user", "content": f"n{i}"}]}
+        conn.request("POST", "/v1/chat/completions", body=json.dumps(body))
+        text = json.loads(conn.getresponse().read())["choices"][0]["message"]["content"]
+        conn.close()
+        with lock:
+            results.append(text)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(64)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - started
+    assert sorted(results) == sorted(f"echo: n{i}" for i in range(64))
+    assert fake_llm_server.request_count == 64
+    assert elapsed < 2.0, f"64 concurrent requests at 200 ms took {elapsed:.2f}s"

@@ -193,6 +193,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "filterwarnings", "ignore:Item .* is using the `ReadOnly` qualifier:UserWarning"
     )
+    # HTTP clients honour *_PROXY variables; loopback calls to the fake server must stay direct.
+    for var in ("NO_PROXY", "no_proxy"):
+        present = [p for p in os.environ.get(var, "").split(",") if p]
+        wanted = [h for h in ("127.0.0.1", "localhost", "::1") if h not in present]
+        os.environ[var] = ",".join(present + wanted)
     GUARD.install()
 
 
