@@ -15,7 +15,8 @@ upstream quirks reproduced), ``tasks`` (task models), ``loader`` (validation and
 ``adapter`` (intents), ``importer`` and ``generate``.
 """
 
-from core.envs.tau2.generate import generate_bundled
+from pathlib import Path
+
 from core.envs.tau2.grading import golden_report
 from core.envs.tau2.importer import import_domain
 from core.envs.tau2.loader import read_domain_dir
@@ -25,6 +26,14 @@ from core.envs.tau2.world import (
     load_tau2_world,
     load_tau2_world_from_payload,
 )
+
+
+def generate_bundled(domain: str, seed: int, out_dir: Path) -> None:
+    """Generate a bundled world; see :func:`core.envs.tau2.generate.generate_bundled`."""
+    from core.envs.tau2.generate import generate_bundled as _generate
+
+    _generate(domain, seed, out_dir)
+
 
 __all__ = [
     "Tau2Session",
