@@ -1,0 +1,92 @@
+"""A3's symbolic lesson book: which questions pay off, per request signature, within one run.
+
+The book holds only *counts* keyed by a request signature (the benchmark and the slot families
+the agent's literal reading mentions, plus a size bucket) and by the slot family of a question
+(``attr`` / ``option`` / ``price`` on the shop, the argument name on τ²). It never holds values,
+sample ids or entity names. It starts empty, grows only from the finished episodes of its own
+run unit (one benchmark × persona × seed within one run) and is never persisted across runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+MIN_TRIALS = 3
+"""Questions about a family needed before its pay-off rate is trusted."""
+SKIP_BELOW = 0.2
+"""Families with a trusted pay-off rate below this are no longer asked about."""
+
+
+def slot_family(slot: str) -> str:
+    """Return the value-free family of a slot (never its value).
+
+    >>> slot_family("attr:machine wash"), slot_family("option:1"), slot_family("price_upper")
+    ('attr', 'option', 'price')
+    >>> slot_family("arg:0:cancel_pending_order:reason")
+    'reason'
+    """
+    if slot.startswith("arg:"):
+        return slot.rsplit(":", 1)[-1]
+    if slot.startswith("attr:"):
+        return "attr"
+    if slot.startswith("option:"):
+        return "option"
+    if slot.startswith("price"):
+        return "price"
+    return slot.split(":", 1)[0]
+
+
+def signature(benchmark: str, slots: Iterable[str]) -> str:
+    """Return the request signature: benchmark, sorted families, size bucket."""
+    fams = sorted({slot_family(s) for s in slots})
+    n = len(list(fams))
+    bucket = "small" if n <= 2 else "medium" if n <= 4 else "large"
+    return f"{benchmark}|{','.join(fams)}|{bucket}"
+
+
+@dataclass
+class AskBook:
+    """Per-signature question statistics (asked, paid) by slot family."""
+
+    stats: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    episodes: int = 0
+
+    def record(self, sig: str, family: str, paid: bool) -> None:
+        """Count one answered question about ``family`` under ``sig``."""
+        cell = self.stats.setdefault(sig, {}).setdefault(family, [0, 0])
+        cell[0] += 1
+        cell[1] += int(paid)
+
+    def rate(self, sig: str, family: str) -> float | None:
+        """Trusted pay-off rate of ``family`` under ``sig`` (None with too few trials)."""
+        cell = self.stats.get(sig, {}).get(family)
+        if cell is None or cell[0] < MIN_TRIALS:
+            return None
+        return cell[1] / cell[0]
+
+    def worth_asking(self, sig: str, family: str) -> bool:
+        """False once experience says questions about ``family`` rarely pay off."""
+        r = self.rate(sig, family)
+        return r is None or r >= SKIP_BELOW
+
+    def priority(self, sig: str, family: str) -> float:
+        """Ordering key (higher first): trusted rate, else a neutral prior of 0.5."""
+        r = self.rate(sig, family)
+        return 0.5 if r is None else r
+
+    def is_empty(self) -> bool:
+        """Whether nothing has been learned yet."""
+        return not self.stats
+
+    def snapshot(self) -> dict[str, dict[str, list[int]]]:
+        """A JSON-ready copy of the statistics."""
+        return {s: {f: list(c) for f, c in fams.items()} for s, fams in self.stats.items()}
+
+    def vocabulary(self) -> set[str]:
+        """Every string the book contains (for leakage checks)."""
+        out: set[str] = set()
+        for sig, fams in self.stats.items():
+            out.add(sig)
+            out.update(fams)
+        return out

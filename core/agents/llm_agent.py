@@ -1,0 +1,201 @@
+"""LLM policies for the whole ladder (B0, A0, A1, A2, A3, L0, RS, LIT).
+
+One class, parameterised by the method table: the system prompt is the shared base plus the
+method's guidance file; each turn is one user message (the re-rendered transcript, budget note
+and, for memory methods, the carried ``MEMORY`` block). A malformed reply gets one re-prompt
+quoting the parser's complaint; repairs and re-prompts are kept in :attr:`LLMAgent.repairs`
+for the orchestrator to record. Stateless rendering keeps requests identical across re-runs,
+so the response cache makes a re-run free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from core.agents.base import Ask, EnvOp, Malformed, Propose
+from core.agents.lessons import LessonBook
+from core.agents.methods import MethodSpec, method_spec
+from core.agents.prompts import system_prompt, turn_prompt
+from core.agents.wire import ParseResult, from_tool_calls, parse_reply
+from core.llm.types import ChatModel, LLMResponse
+from core.model.episode import AgentView
+
+ActionT = EnvOp | Ask | Propose | Malformed
+IntentFeed = Callable[[], str]
+"""Returns the skyline's rendering of the user's current intent (RS only)."""
+
+STATE_LABEL = "MEMORY"
+
+
+class LLMAgent:
+    """A language-model policy for one method.
+
+    Args:
+        method: Method id (B0 … LIT).
+        client: Any :class:`~core.llm.types.ChatModel` (LLMClient, ScriptedLLM).
+        benchmark: Benchmark id (selects the domain prompt).
+        lessons: A3's lesson book for this run unit (shared across its episodes).
+        intent_feed: RS's privileged view of the current intent.
+        namespace: Cache namespace.
+    """
+
+    def __init__(
+        self,
+        method: str,
+        client: ChatModel,
+        benchmark: str,
+        *,
+        lessons: LessonBook | None = None,
+        intent_feed: IntentFeed | None = None,
+        namespace: str = "agent",
+    ) -> None:
+        self.method: MethodSpec = method_spec(method)
+        self.client = client
+        self.benchmark = benchmark
+        self.lessons = lessons
+        self.intent_feed = intent_feed
+        self.namespace = namespace
+        self.spec = client.spec.label
+        self.memory: dict[str, Any] | None = {} if self.method.memory else None
+        self.repairs: list[str] = []
+        self.last: ParseResult | None = None
+        self.calls = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.cost_usd = 0.0
+        self.questions_before_proposal = 0
+        self.proposed = False
+
+    # -- prompt --------------------------------------------------------------------------------
+    def messages(self, view: AgentView) -> list[dict[str, Any]]:
+        """Return the chat messages for ``view`` (system + one user turn)."""
+        lessons = ""
+        if self.method.self_evolving and self.lessons is not None:
+            lessons = self.lessons.render()
+        intent = self.intent_feed() if (self.method.informed and self.intent_feed) else ""
+        system = system_prompt(
+            self.method,
+            view.benchmark or self.benchmark,
+            view.tools,
+            lessons=lessons,
+            intent=intent,
+        )
+        user = turn_prompt(view, view.benchmark or self.benchmark, memory=self.memory)
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    def _account(self, resp: LLMResponse) -> None:
+        self.calls += 1
+        self.prompt_tokens += resp.usage.prompt_tokens
+        self.completion_tokens += resp.usage.completion_tokens
+        self.cost_usd += resp.cost_usd
+
+    def _parse(self, resp: LLMResponse, view: AgentView) -> ParseResult:
+        if resp.tool_calls and not resp.text.strip():
+            calls = [(c.name, c.arguments) for c in resp.tool_calls]
+            return from_tool_calls(calls, view.tools, raw=resp.text)
+        return parse_reply(
+            resp.text,
+            view.tools,
+            can_ask=self.method.can_ask and not view.forced_final,
+            state_labels=(STATE_LABEL,) if self.method.memory else (),
+        )
+
+    def _rule_problem(self, result: ParseResult) -> str | None:
+        cap = self.method.max_questions_before_first_proposal
+        if (
+            cap is not None
+            and isinstance(result.action, Ask)
+            and not self.proposed
+            and self.questions_before_proposal >= cap
+        ):
+            return f"your method allows at most {cap} question(s) before your first final answer"
+        return None
+
+    @staticmethod
+    def _reprompt(messages: list[dict[str, Any]], reply: str, problem: str) -> list[dict[str, Any]]:
+        return [
+            *messages,
+            {"role": "assistant", "content": reply},
+            {
+                "role": "user",
+                "content": f"Your reply could not be used: {problem}. Reply again with exactly "
+                "one action in the required format.",
+            },
+        ]
+
+    def _finish(self, result: ParseResult) -> ActionT:
+        self.last = result
+        self.repairs.extend(result.repairs)
+        if result.state is not None and self.memory is not None:
+            self.memory = result.state
+        action = result.action
+        if isinstance(action, Ask):
+            if not self.proposed:
+                self.questions_before_proposal += 1
+        elif isinstance(action, Propose) or (
+            isinstance(action, EnvOp)
+            and action.action.tool == "click"
+            and str(action.action.args.get("target", "")).strip().lower() == "buy now"
+        ):
+            self.proposed = True
+        return action
+
+    def _problem(self, result: ParseResult) -> str | None:
+        if not result.ok:
+            return "; ".join(result.problems) or "malformed"
+        return self._rule_problem(result)
+
+    def _after_retry(self, result: ParseResult) -> ParseResult:
+        rule = self._rule_problem(result)
+        if rule is not None:
+            bad = Malformed(raw=getattr(result.action, "raw", ""), problems=(rule,))
+            return ParseResult(bad, result.repairs, result.state, result.state_label, (rule,))
+        return result
+
+    # -- acting --------------------------------------------------------------------------------
+    def act(self, view: AgentView) -> ActionT:
+        """Return the next action (one call, plus one re-prompt when the reply is unusable)."""
+        msgs = self.messages(view)
+        resp = self.client.complete(msgs, namespace=self.namespace)
+        self._account(resp)
+        result = self._parse(resp, view)
+        problem = self._problem(result)
+        if problem is not None:
+            self.repairs.append("reprompt")
+            resp = self.client.complete(
+                self._reprompt(msgs, resp.text, problem), namespace=self.namespace
+            )
+            self._account(resp)
+            result = self._after_retry(self._parse(resp, view))
+        return self._finish(result)
+
+    async def aact(self, view: AgentView) -> ActionT:
+        """Async :meth:`act` (same prompts, same cache keys)."""
+        msgs = self.messages(view)
+        resp = await self.client.acomplete(msgs, namespace=self.namespace)
+        self._account(resp)
+        result = self._parse(resp, view)
+        problem = self._problem(result)
+        if problem is not None:
+            self.repairs.append("reprompt")
+            resp = await self.client.acomplete(
+                self._reprompt(msgs, resp.text, problem), namespace=self.namespace
+            )
+            self._account(resp)
+            result = self._after_retry(self._parse(resp, view))
+        return self._finish(result)
+
+    def pop_repairs(self) -> list[str]:
+        """Return and clear the repairs applied since the last call."""
+        out, self.repairs = self.repairs, []
+        return out
+
+    def usage(self) -> dict[str, float]:
+        """Token and cost totals of this agent."""
+        return {
+            "calls": self.calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": self.cost_usd,
+        }

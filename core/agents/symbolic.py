@@ -1,0 +1,369 @@
+"""Symbolic (offline) policies for the method ladder.
+
+An offline approximation of the LLM methods, labelled as such wherever its numbers appear. A
+symbolic agent starts from the *literal reading* of the opening request (the conditions a rule
+reader extracts from the query text, compiled over the request's host task) and updates a belief
+from the *structured disclosures* of the user's replies. It plans real tool calls through the
+host's ``compile_intent`` hook over its belief (relaxing conditions the host cannot satisfy),
+executes them one per turn, and proposes. Methods differ only in their question strategy:
+
+* B0 / L0 / LIT never ask (L0 additionally faces a mute user; LIT never revises its reading);
+  B0 revises after a rejection by dropping the literal condition a hint points at, or else the
+  next unconfirmed one.
+* A0 asks one question before its first proposal and keeps only the latest reply.
+* A1 remembers every reply (newer values replace older ones) and opens with one wide question.
+* A2 plans questions against the visible patience meter (keeps one rejection survivable),
+  re-asks declined slots, and verifies executed writes before committing.
+* A3 is A2 plus an :class:`~core.agents.askbook.AskBook` shared within its run unit: it skips
+  question families that did not pay off for requests with the same signature.
+* RS is told the current intent (a privileged feed) and never asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from core.agents.askbook import AskBook, signature, slot_family
+from core.agents.base import Ask, EnvOp, Malformed, Propose
+from core.agents.methods import MethodSpec, method_spec
+from core.envs.base import EnvAction, HostWorld
+from core.errors import DriftBenchError
+from core.model.episode import AgentView
+from core.model.events import Event, ObservationRecorded, UserReplied
+from core.model.intent import Condition, Intent
+
+ActionT = EnvOp | Ask | Propose | Malformed
+IntentSource = Callable[[], Intent]
+"""Returns the user's current intent (RS skyline only)."""
+
+RESERVE_REJECTIONS = 1
+"""A2/A3 keep this many rejections affordable when planning questions."""
+
+
+def _label(slot: str) -> str:
+    tail = slot.rsplit(":", 1)[-1] if slot.startswith("arg:") else slot.split(":", 1)[0]
+    return {"attr": "features", "option": "options", "price_upper": "price limit"}.get(
+        tail, tail.replace("_", " ")
+    )
+
+
+class SymbolicAgent:
+    """One symbolic policy (see the module docstring for the per-method strategies).
+
+    Args:
+        method: Method id.
+        world: The host world (tools and the ``compile_intent`` planner hook).
+        literal: The literal reading of the request as an intent.
+        askbook: A3's shared book (ignored by other methods).
+        intent_source: RS's privileged current-intent feed.
+        costs: Patience costs (``question``, ``rejected_proposal``) for planning.
+    """
+
+    spec = "symbolic"
+
+    def __init__(
+        self,
+        method: str,
+        world: HostWorld,
+        literal: Intent,
+        *,
+        askbook: AskBook | None = None,
+        intent_source: IntentSource | None = None,
+        costs: dict[str, float] | None = None,
+    ) -> None:
+        self.method: MethodSpec = method_spec(method)
+        self.world = world
+        self.literal = literal
+        self.askbook = askbook if self.method.self_evolving else None
+        self.intent_source = intent_source
+        self.costs = {"question": 2.0, "rejected_proposal": 4.0, **(costs or {})}
+        self.belief: dict[str, Condition] = {c.slot: c for c in literal.conditions}
+        self.confirmed: set[str] = set()
+        self.dropped: set[str] = set()
+        self.hinted: list[str] = []
+        self.declined: list[str] = []
+        self.context: dict[str, str] = {}
+        self.asked: dict[str, int] = {}
+        self.pending_ask: tuple[str, ...] = ()
+        self.ask_log: list[tuple[str, bool]] = []
+        self.questions = 0
+        self.questions_since_rejection = 0
+        self.proposals = 0
+        self.rejections = 0
+        self.plan: list[EnvAction] = []
+        self.plan_key: tuple[Any, ...] | None = None
+        self.done_writes: list[str] = []
+        self.failed_writes: list[EnvAction] = []
+        self.acted = False
+        self.awaiting_verdict = False
+        self.sig = signature(literal.benchmark, self.belief)
+        self._seen = 0
+
+    # -- observation ---------------------------------------------------------------------------
+    def observe(self, events: Sequence[Event]) -> None:
+        """Feed agent-observable events (user replies with their disclosures, observations)."""
+        for ev in events:
+            if isinstance(ev, UserReplied):
+                self._on_reply(ev)
+            elif isinstance(ev, ObservationRecorded):
+                self._on_observation(ev)
+
+    def _on_reply(self, ev: UserReplied) -> None:
+        if ev.reply_kind in ("rejection", "acceptance"):
+            self.awaiting_verdict = False
+            if ev.reply_kind == "rejection":
+                self.rejections += 1
+                self.questions_since_rejection = 0
+                self.hinted = [s for s in ev.hinted if s not in self.hinted] + self.hinted
+        if not self.method.memory and ev.reply_kind == "answer":
+            # A0 keeps only the latest reply: forget earlier disclosures
+            for slot in list(self.confirmed):
+                lit = self.literal.slot_map().get(slot)
+                if lit is None:
+                    self.belief.pop(slot, None)
+                else:
+                    self.belief[slot] = lit
+            self.confirmed.clear()
+        before = dict(self.belief)
+        for d in ev.disclosures:
+            if d.how == "context" and d.value is not None:
+                self.context[d.slot] = str(d.value)
+            elif d.value is not None:
+                self.belief[d.slot] = Condition(slot=d.slot, op=self._op(d.slot), value=d.value)
+                self.confirmed.add(d.slot)
+                self.dropped.discard(d.slot)
+                if d.slot in self.hinted:
+                    self.hinted.remove(d.slot)
+        for s in ev.declined:
+            if s not in self.declined:
+                self.declined.append(s)
+        if ev.reply_kind in ("answer", "decline", "already_asked", "confusion", "context"):
+            for s in self.pending_ask:
+                if s in ev.declined:
+                    continue
+                changed = before.get(s) != self.belief.get(s)
+                self.ask_log.append((s, changed))
+            self.pending_ask = ()
+
+    def _on_observation(self, ev: ObservationRecorded) -> None:
+        self.acted = True
+        tool = ev.action.tool
+        kinds = {t.name: t.kind for t in self.world.tools()}
+        if kinds.get(tool) == "write":
+            key = _call_key(ev.action)
+            if ev.ok:
+                self.done_writes.append(key)
+            else:
+                self.failed_writes.append(ev.action)
+
+    def _op(self, slot: str) -> Any:
+        lit = self.literal.slot_map().get(slot)
+        if lit is not None:
+            return lit.op
+        return "<=" if slot.startswith("price") else "="
+
+    # -- planning ------------------------------------------------------------------------------
+    def _intent(self, conds: list[Condition]) -> Intent:
+        return Intent.build(
+            benchmark=self.literal.benchmark,
+            env_id=self.literal.env_id,
+            base=self.literal.base,
+            conditions=conds,
+        )
+
+    def _current_conditions(self) -> list[Condition]:
+        if self.method.informed and self.intent_source is not None:
+            return list(self.intent_source().conditions)
+        return [c for s, c in sorted(self.belief.items()) if s not in self.dropped]
+
+    def _compile(self, conds: list[Condition]) -> list[EnvAction]:
+        fn = getattr(self.world, "compile_intent", None)
+        if not callable(fn):
+            return []
+        order = sorted(conds, key=lambda c: (c.slot in self.confirmed, c.slot))
+        attempt = list(conds)
+        for _ in range(len(conds) + 1):
+            try:
+                return list(fn(self._intent(attempt)))
+            except (DriftBenchError, KeyError, ValueError, TypeError):
+                if not order:
+                    break
+                victim = order.pop(0)
+                attempt = [c for c in attempt if c.slot != victim.slot]
+        return []
+
+    def _build_plan(self) -> None:
+        conds = self._current_conditions()
+        key = (tuple(sorted((c.slot, repr(c.value)) for c in conds)), self.rejections)
+        if key == self.plan_key and self.plan:
+            return
+        self.plan_key = key
+        actions = self._compile(conds)
+        if self.literal.benchmark == "webshop" or any(a.tool == "search" for a in actions):
+            if self.acted and actions and actions[0].tool == "search":
+                actions.insert(0, EnvAction(tool="click", args={"target": "back to search"}))
+        else:
+            done = list(self.done_writes)
+            todo = []
+            for a in actions:
+                k = _call_key(a)
+                if k in done:
+                    done.remove(k)
+                else:
+                    todo.append(a)
+            actions = todo
+        self.plan = actions
+
+    # -- questions -----------------------------------------------------------------------------
+    def _missing_slots(self) -> list[str]:
+        """τ²: required arguments of planned writes the belief lacks (schema-derived)."""
+        specs = {t.name: t for t in self.world.tools()}
+        conds = self._current_conditions()
+        by_write: dict[tuple[int, str], set[str]] = {}
+        for c in conds:
+            if c.slot.startswith("arg:"):
+                _, idx, tool, arg = c.slot.split(":", 3)
+                by_write.setdefault((int(idx), tool), set()).add(arg)
+        out = []
+        for (i, tool), have in sorted(by_write.items()):
+            spec = specs.get(tool)
+            if spec is None:
+                continue
+            for p in spec.parameters.get("required") or []:
+                if p not in have:
+                    slot = f"arg:{i}:{tool}:{p}"
+                    if p in self.context:
+                        self.belief[slot] = Condition(slot=slot, value=_json(self.context[p]))
+                    else:
+                        out.append(slot)
+        return out
+
+    def _candidates(self) -> list[str]:
+        missing = self._missing_slots()
+        hinted = [s for s in self.hinted if s not in self.confirmed]
+        failed = []
+        for a in self.failed_writes:
+            for s in self.belief:
+                if s.startswith("arg:") and s.split(":")[2] == a.tool and s not in self.confirmed:
+                    failed.append(s)
+        unconfirmed = [s for s in sorted(self.belief) if s not in self.confirmed]
+        out: list[str] = []
+        for s in [*missing, *hinted, *failed, *unconfirmed]:
+            if s not in out:
+                out.append(s)
+        if self.askbook is not None:
+            out = [s for s in out if self.askbook.worth_asking(self.sig, slot_family(s))]
+            out.sort(key=lambda s: -self.askbook.priority(self.sig, slot_family(s)))  # type: ignore[union-attr]
+        return out
+
+    def _affordable_questions(self, view: AgentView) -> int:
+        if view.patience is None:
+            return 1
+        spare = view.patience - RESERVE_REJECTIONS * self.costs["rejected_proposal"]
+        return max(0, int((spare + 1e-9) // self.costs["question"]))
+
+    def _question(self, view: AgentView) -> Ask | None:
+        m = self.method
+        if not m.can_ask or view.forced_final:
+            return None
+        cands = self._candidates()
+        if not cands:
+            return None
+        if m.id == "A0":
+            # at most one question before the first proposal, then one per rejection
+            limit_ok = (self.proposals == 0 and self.questions == 0) or (
+                self.rejections > 0 and self.questions_since_rejection == 0
+            )
+            if not limit_ok:
+                return None
+            asks = tuple(cands[:1])
+        elif m.id == "A1":
+            if self.proposals == 0 and self.questions == 0:
+                asks = tuple(cands)  # one wide audit question
+            elif self.rejections > 0 and self.questions_since_rejection == 0:
+                asks = tuple(cands[:2])
+            else:
+                return None
+        else:  # A2 / A3: plan against the meter
+            if self._affordable_questions(view) < 1:
+                return None
+            # re-ask a declined slot once (persistence overrides a decline)
+            re_ask = [s for s in self.declined if s in cands and self.asked.get(s, 0) < 2]
+            asks = tuple(re_ask[:1]) if re_ask else tuple(cands[:2])
+        return self._ask(asks)
+
+    def _ask(self, asks: tuple[str, ...]) -> Ask:
+        self.questions += 1
+        self.questions_since_rejection += 1
+        for s in asks:
+            self.asked[s] = self.asked.get(s, 0) + 1
+            if s in self.declined:
+                self.declined.remove(s)
+        self.pending_ask = asks
+        labels = ", ".join(dict.fromkeys(_label(s) for s in asks))
+        return Ask(text=f"Could you tell me exactly what you want for: {labels}?", asks=asks)
+
+    # -- B0 revision -----------------------------------------------------------------------------
+    def _revise_without_asking(self) -> None:
+        if self.method.literal or self.method.informed:
+            return
+        lit = self.literal.slot_map()
+        target = next((s for s in self.hinted if s in lit and s not in self.dropped), None)
+        if target is None:
+            pool = [s for s in sorted(lit) if s not in self.dropped and s not in self.confirmed]
+            target = pool[(self.rejections - 1) % len(pool)] if pool else None
+        if target is not None:
+            self.dropped.add(target)
+
+    # -- the policy ------------------------------------------------------------------------------
+    def act(self, view: AgentView) -> ActionT:
+        """Return the next action for ``view``."""
+        if self.awaiting_verdict:
+            self.awaiting_verdict = False
+        if view.forced_final:
+            return self._propose(view)
+        if self.rejections > self._revised:
+            self._revised = self.rejections
+            if not self.method.can_ask:
+                self._revise_without_asking()
+        ask = self._question(view)
+        if ask is not None:
+            return ask
+        self._build_plan()
+        if self.plan:
+            step = self.plan.pop(0)
+            if step.tool == "click" and str(step.args.get("target", "")).lower() == "buy now":
+                self.proposals += 1
+                self.awaiting_verdict = True
+                self.plan = []
+            return EnvOp(action=step)
+        return self._propose(view)
+
+    _revised = 0
+
+    def _propose(self, view: AgentView) -> Propose:
+        self.proposals += 1
+        self.awaiting_verdict = True
+        self.plan_key = None
+        return Propose(text="done" if view.benchmark.startswith("tau2") else "my purchase")
+
+    def observe_end(self, view: AgentView) -> None:
+        """A3: fold this episode's question outcomes into the shared book."""
+        if self.askbook is None:
+            return
+        for slot, paid in self.ask_log:
+            self.askbook.record(self.sig, slot_family(slot), paid)
+        self.askbook.episodes += 1
+
+
+def _json(value: str) -> str:
+    import json
+
+    return json.dumps(value)
+
+
+def _call_key(action: EnvAction) -> str:
+    import json
+
+    return action.tool + json.dumps(action.args, sort_keys=True, default=str)

@@ -1,0 +1,142 @@
+"""Sweep specifications: what a run measures, and the deterministic key of every episode.
+
+A :class:`RunSpec` is the identity of a run (benchmarks × methods × personas × seeds × agent ×
+user voice × protocol config × sample selection). It is stored in the ``runs`` table; running
+the same spec again resumes it. How a run executes (backend, workers, cost guard) is a
+:class:`RunOptions` and never changes which episodes a run contains.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from core.model.base import Strict, content_hash
+from core.model.config import ProtocolConfig
+
+METHODS: tuple[str, ...] = ("B0", "A0", "A1", "A2", "A3", "L0", "RS", "LIT", "ORACLE")
+"""Method ids of the agent ladder (DECISIONS.md)."""
+
+BENCHMARKS: tuple[str, ...] = ("webshop", "tau2_retail", "tau2_airline")
+"""Benchmark ids (``mock`` is accepted too, for tests)."""
+
+PERSONAS: tuple[str, ...] = ("rational", "dependent", "avoidant", "intuitive", "spontaneous")
+"""Persona ids (the files in ``personas/``)."""
+
+OFFLINE_AGENT = "symbolic"
+"""Agent spec selecting the offline symbolic policies."""
+
+
+class RunSpec(Strict):
+    """The identity of a sweep (everything that decides which episodes it contains)."""
+
+    name: str | None = Field(default=None, description="Human name (defaults to the run id).")
+    benchmarks: tuple[str, ...] = Field(min_length=1, description="Benchmark ids.")
+    methods: tuple[str, ...] = Field(min_length=1, description="Method ids (B0 … ORACLE).")
+    personas: tuple[str, ...] = Field(min_length=1, description="Persona ids.")
+    seeds: tuple[int, ...] = Field(default=(0, 1, 2), min_length=1, description="Seeds.")
+    agent: str = Field(default=OFFLINE_AGENT, description="'symbolic' or a model spec.")
+    user_voice: str = Field(default="template", description="'template' or a model spec.")
+    config: ProtocolConfig = Field(default_factory=ProtocolConfig)
+    limit: int | None = Field(default=None, ge=1, description="Samples per benchmark (first N).")
+    sample_ids: tuple[str, ...] | None = Field(
+        default=None, description="Explicit samples (overrides limit)."
+    )
+    a3_generation_size: int = Field(
+        default=25, ge=1, description="A3: episodes per lesson-book generation."
+    )
+
+    @field_validator("methods")
+    @classmethod
+    def _methods(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        out = tuple(m.upper() for m in v)
+        for m in out:
+            if m not in METHODS:
+                raise ValueError(f"unknown method {m!r}; known: {' '.join(METHODS)}")
+        return tuple(dict.fromkeys(out))
+
+    @field_validator("benchmarks", "personas")
+    @classmethod
+    def _dedupe(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(x.strip() for x in v if x.strip()))
+
+    @field_validator("seeds")
+    @classmethod
+    def _seeds(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(dict.fromkeys(v))
+
+    @model_validator(mode="after")
+    def _agent(self) -> RunSpec:
+        if not self.agent.strip():
+            raise ValueError("agent must be 'symbolic' or a model spec")
+        return self
+
+    @property
+    def is_symbolic(self) -> bool:
+        """Whether the agents are the offline symbolic policies."""
+        return self.agent.strip().lower() in {OFFLINE_AGENT, "heuristic", "template"}
+
+    def identity(self) -> dict[str, object]:
+        """The fields that decide the run id (everything but the name)."""
+        return self.model_dump(mode="json", exclude={"name"})
+
+    def run_id(self) -> str:
+        """Deterministic run id (``run-`` + content hash of :meth:`identity`)."""
+        return "run-" + content_hash(self.identity(), 12)
+
+    def display_name(self) -> str:
+        """The name given, else the run id."""
+        return self.name or self.run_id()
+
+
+class EpisodeKey(Strict):
+    """One cell of a sweep: the deterministic key of an episode."""
+
+    run_id: str
+    benchmark: str
+    sample_id: str
+    method: str
+    persona: str
+    seed: int
+
+    def key(self) -> str:
+        """Deterministic episode key (first attempt's episode id)."""
+        return "ep-" + content_hash(
+            [self.run_id, self.benchmark, self.sample_id, self.method, self.persona, self.seed],
+            16,
+        )
+
+    def episode_id(self, attempt: int = 0) -> str:
+        """Episode id of attempt ``attempt`` (0 = the key itself; retries get ``-rN``)."""
+        return self.key() if attempt == 0 else f"{self.key()}-r{attempt}"
+
+    def cell(self) -> tuple[str, str, str, str, int]:
+        """(benchmark, sample, method, persona, seed) — how store rows are matched."""
+        return (self.benchmark, self.sample_id, self.method, self.persona, self.seed)
+
+
+class RunOptions(Strict):
+    """How a run executes (never changes which episodes it contains)."""
+
+    backend: Literal["local", "ray"] = Field(default="local")
+    workers: int | None = Field(default=None, ge=1, description="Processes (None = CPUs).")
+    concurrency: int = Field(default=16, ge=1, description="Concurrent LLM episodes.")
+    max_cost_usd: float | None = Field(default=None, ge=0, description="Stop past this spend.")
+    progress: bool | None = Field(default=None, description="Progress bar (None = on a TTY).")
+    max_attempts: int = Field(default=3, ge=1, description="ERROR retries per episode per call.")
+    retry_backoff_s: float = Field(default=0.5, ge=0, description="First retry backoff.")
+
+
+class RunResult(Strict):
+    """What one call of the runner did (the ``driftbench run --json`` payload)."""
+
+    run: str = Field(description="Run name.")
+    run_id: str
+    episodes: int = Field(description="Episodes in the spec.")
+    completed: int = Field(description="Episodes ended with a scored outcome.")
+    errors: int = Field(description="Episodes whose latest attempt ended in ERROR.")
+    skipped: int = Field(default=0, description="Finished before this call (resume).")
+    seconds: float
+    cost_usd: float
+    status: str
