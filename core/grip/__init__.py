@@ -1,0 +1,33 @@
+"""GRIP evaluation (version ``grip-1``): per-episode extraction, eleven metrics, reports.
+
+Public API (what the CLI and the studio's GRIP dashboard call):
+
+* :func:`grip_frame` — per-episode records of runs (computed once, cached in the store).
+* :func:`aggregate` — cells (mean ± sd across seeds, denominators) in long format.
+* :func:`build_report` / :class:`GripReport` — the ``driftbench grip`` report.
+* :func:`paired_deltas` — paired method deltas with seeded bootstrap 95 % intervals.
+* :func:`figure_frames`, :func:`persona_heatmap`, :func:`episodes_for_cell` — tidy frames.
+* :func:`score_episode` — one episode from typed header + events (reference path).
+"""
+
+from core.grip.cache import grip_frame, read_frame, records_frame
+from core.grip.extract import EpisodeMeta, extract, score_episode
+from core.grip.metrics import CELL_KEYS, METRIC_NAMES, METRICS, aggregate, parse_by
+from core.grip.record import GRIP_VERSION, Bucket, EpisodeRecord
+
+__all__ = [
+    "CELL_KEYS",
+    "GRIP_VERSION",
+    "METRICS",
+    "METRIC_NAMES",
+    "Bucket",
+    "EpisodeMeta",
+    "EpisodeRecord",
+    "aggregate",
+    "extract",
+    "grip_frame",
+    "parse_by",
+    "read_frame",
+    "records_frame",
+    "score_episode",
+]
