@@ -12,6 +12,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from core.errors import ConfigError
 from core.store import Store
 
 BUNDLED_BENCHMARKS = ("webshop", "tau2_retail", "tau2_airline")
@@ -54,18 +55,29 @@ def register_bundled_worlds(store: Store) -> list[str]:
     return registered
 
 
-def load_bundled_samples(store: Store) -> tuple[int, int]:
-    """Load the committed graphs and samples of every bundled benchmark into the store."""
+def load_bundled_samples(store: Store, skipped: list[dict[str, str]] | None = None) -> int:
+    """Load the committed graphs and samples of every bundled benchmark into the store.
+
+    Args:
+        store: The store to fill.
+        skipped: Receives ``{"benchmark", "reason"}`` for each bundle that could not be loaded.
+
+    Returns:
+        Number of samples written.
+    """
     load_bundled = _optional("core.construction", "load_bundled")
     if load_bundled is None:
-        return (0, 0)
-    n_graphs = n_samples = 0
+        return 0
+    n_samples = 0
     for benchmark in BUNDLED_BENCHMARKS:
-        graphs, samples = load_bundled(benchmark)
-        g, s = store.put_graphs_and_samples(graphs, samples, source="bundled")
-        n_graphs += g
-        n_samples += s
-    return n_graphs, n_samples
+        try:
+            graphs, samples = load_bundled(benchmark)
+        except ConfigError as exc:
+            if skipped is not None:
+                skipped.append({"benchmark": benchmark, "reason": str(exc)})
+            continue
+        n_samples += store.put_graphs_and_samples(graphs, samples, source="bundled")[1]
+    return n_samples
 
 
 def run_demo(store: Store) -> str | None:
@@ -85,10 +97,12 @@ def initialise(store: Store, *, demo: bool = True) -> dict[str, Any]:
         demo: Run the demo sweep if the store holds no run yet.
 
     Returns:
-        ``{"store", "worlds", "samples", "runs"}`` as documented for ``driftbench init``.
+        ``{"store", "worlds", "samples", "runs", "skipped"}`` (the first four as documented
+        for ``driftbench init``; ``skipped`` lists bundles that could not be loaded).
     """
+    skipped: list[dict[str, str]] = []
     register_bundled_worlds(store)
-    load_bundled_samples(store)
+    load_bundled_samples(store, skipped)
     if demo:
         run_demo(store)
     counts = store.counts()
@@ -97,4 +111,5 @@ def initialise(store: Store, *, demo: bool = True) -> dict[str, Any]:
         "worlds": counts["worlds"],
         "samples": counts["samples"],
         "runs": counts["runs"],
+        "skipped": skipped,
     }
