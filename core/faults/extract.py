@@ -104,33 +104,36 @@ class RuleExtractor:
         other: list[str] = []
         low = text.lower()
         used_alt_atoms: set[str] = set()
-        presup = _has_any(low, cues.presupposition_cues)
+        presup_text = " ".join(s for s in _sentences(low) if _has_any(s, cues.presupposition_cues))
+        presup = bool(presup_text)
         companion_at = min(
             [p for p in (_pos(low, c) for c in cues.companion_cues) if p >= 0], default=-1
         )
         reqs = sorted({r for c in intent.conditions if (r := adapter.request_of(c.slot))})
         plain_reqs = [r for r in reqs if not r.startswith("also")]
-        last_lead_at = _pos(low, request_lead(plain_reqs[-1])) if len(plain_reqs) >= 2 else -1
+        last_lead_at = low.rfind(request_lead(plain_reqs[-1])) if len(plain_reqs) >= 2 else -1
         for c in intent.conditions:
             own = own_atoms(adapter, intent, c.slot)
             if not own:
                 continue
             present = all(contains_atom(low, a) for a in own)
+            doubted = presup and all(contains_atom(presup_text, a) for a in own)
+            scope = presup_text if doubted else low
             alt_hit = None
-            for v in ctx.alternatives.get(c.slot, []) if (presup or not present) else []:
+            for v in ctx.alternatives.get(c.slot, []) if (doubted or not present) else []:
                 alt_own = [
                     a
-                    for a in adapter.atoms(v)
-                    if a.lower() not in {x.lower() for x in adapter.atoms(c.value)}
+                    for a in adapter.atoms(c.model_copy(update={"value": v}))
+                    if a.lower() not in {x.lower() for x in adapter.atoms(c)}
                 ]
-                if alt_own and all(contains_atom(low, a) for a in alt_own):
+                if alt_own and all(contains_atom(scope, a) for a in alt_own):
                     alt_hit = v
                     used_alt_atoms.update(a.lower() for a in alt_own)
                     break
             label = adapter.slot_label(c.slot)
             if present:
                 first = min(_pos(low, a) for a in own)
-                if presup and alt_hit is not None:
+                if doubted and alt_hit is not None:
                     classes["presupposed"].append(c.slot)
                 elif adapter.host_class != "service" and companion_at >= 0 and first > companion_at:
                     classes["ambiguous"].append(c.slot)
@@ -143,9 +146,9 @@ class RuleExtractor:
                     classes["ambiguous"].append(c.slot)
                 continue
             if alt_hit is not None:
-                classes["presupposed" if presup else "substituted"].append(c.slot)
+                classes["substituted"].append(c.slot)
                 continue
-            true_toks = {t for a in adapter.atoms(c.value) for t in tokens(a)}
+            true_toks = {t for a in adapter.atoms(c) for t in tokens(a)}
             lexical = [t for t in true_toks if contains_atom(low, f"the {t} one")]
             marker = _has_any(low, cues.vague_markers + cues.deictic_markers)
             if lexical:
@@ -163,8 +166,19 @@ class RuleExtractor:
             hit = None
             for r in plain_reqs:
                 p = _pos(after, request_lead(r))
-                if p >= 0 and (hit is None or p < hit[0]):
-                    hit = (p, r)
+                if p < 0:
+                    continue
+                # requests sharing a lead are told apart by where their own values appear
+                spots = [
+                    q
+                    for c2 in intent.conditions
+                    if adapter.request_of(c2.slot) == r
+                    for a in own_atoms(adapter, intent, c2.slot)
+                    if (q := _pos(after, a)) >= p
+                ]
+                rank = (p, min(spots) if spots else 10**9)
+                if hit is None or rank < hit[0]:
+                    hit = (rank, r)
             own_tool = hit[1].split(":", 1)[1] if hit else None
             if name not in tools or (own_tool is not None and name != own_tool):
                 slots = sorted(
@@ -174,9 +188,9 @@ class RuleExtractor:
                 )
                 classes["capability"].append(slots[0] if slots else "*")
         # extras: a filterable property the user does not hold
-        true_atoms = {a.lower() for c in intent.conditions for a in adapter.atoms(c.value)}
+        true_atoms = {a.lower() for c in intent.conditions for a in adapter.atoms(c)}
         for bundle in ctx.extra_pool:
-            atoms = [a.lower() for e in bundle for a in adapter.atoms(e.value)]
+            atoms = [a.lower() for e in bundle for a in adapter.atoms(e)]
             atoms = [a for a in atoms if a not in true_atoms]
             if atoms and all(contains_atom(low, a) for a in atoms):
                 if not set(atoms) <= used_alt_atoms:

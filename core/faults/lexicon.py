@@ -49,6 +49,7 @@ class _TemplatesFile(Strict):
     service: _HostTemplates
     generic: _HostTemplates
     offtopic: tuple[str, ...]
+    indirect_rewrites: dict[str, str] = {}
 
 
 def _load_yaml(path: Path) -> Any:

@@ -51,18 +51,18 @@ def own_atoms(adapter: HostAdapter, intent: Intent, slot: str) -> list[str]:
     others: set[str] = set()
     for c in intent.conditions:
         if c.slot != slot:
-            others.update(a.lower() for a in adapter.atoms(c.value))
-    return [a for a in adapter.atoms(cur.value) if a.lower() not in others]
+            others.update(a.lower() for a in adapter.atoms(c))
+    return [a for a in adapter.atoms(cur) if a.lower() not in others]
 
 
 def _alt_ok(adapter: HostAdapter, intent: Intent, slot: str, value: ConditionValue) -> bool:
     """An alternative must not share visible atoms with the truth or other conditions."""
     cur = intent.slot_map()[slot]
-    taken = {a.lower() for c in intent.conditions for a in adapter.atoms(c.value)}
-    alt = [a.lower() for a in adapter.atoms(value)]
+    taken = {a.lower() for c in intent.conditions for a in adapter.atoms(c)}
+    alt = [a.lower() for a in adapter.atoms(cur.model_copy(update={"value": value}))]
     if not alt or value == cur.value:
         return False
-    true_atoms = {a.lower() for a in adapter.atoms(cur.value)}
+    true_atoms = {a.lower() for a in adapter.atoms(cur)}
     distinct = [a for a in alt if a not in taken]
     return bool(distinct) and set(alt) != true_atoms
 
@@ -71,9 +71,14 @@ def _near_misses(
     adapter: HostAdapter, intent: Intent, slot: str, limit: int = 3
 ) -> list[ConditionValue]:
     cur = intent.slot_map()[slot]
-    cur_text = " ".join(adapter.atoms(cur.value))
+    cur_text = " ".join(adapter.atoms(cur))
     alts = [v for v in adapter.domain(intent, slot) if _alt_ok(adapter, intent, slot, v)]
-    alts.sort(key=lambda v: (-ratio(cur_text, " ".join(adapter.atoms(v))), canonical_json(v)))
+    alts.sort(
+        key=lambda v: (
+            -ratio(cur_text, " ".join(adapter.atoms(cur.model_copy(update={"value": v})))),
+            canonical_json(v),
+        )
+    )
     return alts[:limit]
 
 
@@ -162,9 +167,9 @@ def candidate_plans(
         if enough:
             plans += [FaultPlan(fault=fault, target=s, sub_kind="omitted") for s in slots()]
     elif fault is ft.IRRELEVANT_INFORMATION:
-        taken = {a.lower() for c in conds for a in adapter.atoms(c.value)}
+        taken = {a.lower() for c in conds for a in adapter.atoms(c)}
         for bundle in adapter.extra_candidates(intent, gt):
-            atoms = [a.lower() for c in bundle for a in adapter.atoms(c.value)]
+            atoms = [a.lower() for c in bundle for a in adapter.atoms(c)]
             if atoms and not any(a in taken for a in atoms):
                 plans.append(FaultPlan(fault=fault, extra=tuple(bundle), sub_kind="extra"))
     elif fault is ft.REFERENTIAL_AMBIGUITY:
@@ -189,17 +194,18 @@ def candidate_plans(
             for s in slots(markable=True):
                 cur = intent.slot_map()[s]
                 others = {
-                    t
-                    for c in conds
-                    if c.slot != s
-                    for a in adapter.atoms(c.value)
-                    for t in tokens(a)
+                    t for c in conds if c.slot != s for a in adapter.atoms(c) for t in tokens(a)
                 }
-                true_toks = [t for a in adapter.atoms(cur.value) for t in tokens(a)]
+                whole = {a.lower() for a in adapter.atoms(cur)}
+                true_toks = [t for a in adapter.atoms(cur) for t in tokens(a) if t not in whole]
                 for v in adapter.domain(intent, s):
                     if not _alt_ok(adapter, intent, s, v):
                         continue
-                    alt_toks = {t for a in adapter.atoms(v) for t in tokens(a)}
+                    alt_toks = {
+                        t
+                        for a in adapter.atoms(cur.model_copy(update={"value": v}))
+                        for t in tokens(a)
+                    }
                     shared = [
                         t
                         for t in true_toks

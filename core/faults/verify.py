@@ -132,10 +132,14 @@ def check_strings(
         kind = p.mask_kind
         own = own_atoms(adapter, intent, p.target) if p.target in smap else []
         true_atoms = (
-            {a.lower() for a in adapter.atoms(smap[p.target].value)} if p.target in smap else set()
+            {a.lower() for a in adapter.atoms(smap[p.target])} if p.target in smap else set()
         )
         stated = (
-            [a for a in adapter.atoms(p.stated_value) if a.lower() not in true_atoms]
+            [
+                a
+                for a in adapter.atoms(smap[p.target].model_copy(update={"value": p.stated_value}))
+                if a.lower() not in true_atoms
+            ]
             if p.stated_value is not None
             else []
         )
@@ -157,7 +161,7 @@ def check_strings(
             if p.sub_kind == "attachment" and not present(own):
                 return StepResult(False, f"{name}: attached value missing")
         if kind == "extra":
-            atoms = [a for e in p.extra for a in adapter.atoms(e.value)]
+            atoms = [a for e in p.extra for a in adapter.atoms(e)]
             if not present(atoms):
                 return StepResult(False, f"{name}: extra detail missing")
         if (

@@ -9,6 +9,7 @@ Writers never see the answer set, only the conditions and the plan.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -160,6 +161,8 @@ class TemplateWriter:
             elif kind == "noise" and p.fault is FaultType.INDIRECT_INTENT:
                 oblique = True
                 surfaces[i] = ""
+        if oblique:
+            clause = {k: self._unask(v) for k, v in clause.items()}
         body = self._body(adapter, order, clause, leads)
         if trailing:
             if adapter.host_class == "service":
@@ -176,6 +179,15 @@ class TemplateWriter:
             text = prefix + " Anyway, " + (text if keep else text[:1].lower() + text[1:])
         text = " ".join(text.split()).replace(" ,", ",").replace("..", ".")
         return Written(text=text, surfaces=surfaces)
+
+    def _unask(self, phrase: str) -> str:
+        """Rewrite request wording inside a phrase (indirect intent states no request)."""
+        rewrites = self.lex.templates.indirect_rewrites
+        out = phrase
+        for src in sorted(rewrites, key=len, reverse=True):
+            pattern = r"(?<![a-z0-9])" + re.escape(src) + r"(?![a-z0-9])"
+            out = re.sub(pattern, rewrites[src], out, flags=re.IGNORECASE)
+        return " ".join(out.split())
 
     def _body(
         self,

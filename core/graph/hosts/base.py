@@ -22,6 +22,14 @@ Relation = Literal["equal", "subset", "superset", "different", "unexecutable"]
 
 HostClass = Literal["shop", "service", "generic"]
 
+STOPWORDS = frozenset(
+    """a an the and or but of in on at to for from with by my your our their his her its it
+    it's is are was were be been am i i'm i'd i'll me we you he she they this that these those
+    as so if then than too very just also not no don't do does did want would like should
+    could can will please ending one ones some any all per""".split()
+)
+"""Function words never used as value atoms."""
+
 _WORD = re.compile(r"[a-z0-9_]+(?:[.'-][a-z0-9_]+)*")
 
 
@@ -71,6 +79,8 @@ class HostAdapter:
         self._seeds: list[Intent] | None = None
         self._gt_cache: dict[str, GroundTruth | None] = {}
         self.executions = 0
+        self._atom_cache: dict[tuple[str, str, str], list[str]] = {}
+        self._frames: dict[str, set[str]] = {}
 
     # ------------------------------------------------------------------ seeds and execution
     def seeds(self) -> list[Intent]:
@@ -204,9 +214,59 @@ class HostAdapter:
         """Decode a condition value (τ² values are canonical JSON text)."""
         return value
 
-    def atoms(self, value: ConditionValue) -> list[str]:
-        """Human-visible atoms of a value, used by string checks and the rule extractor."""
-        return [a for a in json_leaves(self.decoded(value)) if a.strip()]
+    def atoms(self, cond: Condition) -> list[str]:
+        """Human-visible atoms of a condition's value, as the world's phrasing shows them.
+
+        JSON leaves that the world's phrase repeats verbatim are atoms. When the phrase hides
+        some leaves (a payment id said as "my gift card"), the phrase's own words that are not
+        part of the slot's frame (words every phrase of the slot shares) are atoms too.
+        """
+        key = (cond.slot, cond.op, canonical_json(cond.value))
+        hit = self._atom_cache.get(key)
+        if hit is not None:
+            return hit
+        leaves = [a for a in json_leaves(self.decoded(cond.value)) if a.strip()]
+        try:
+            ph = self.phrase(cond).lower()
+        except Exception:  # noqa: BLE001 - phrasing is best effort
+            ph = ""
+        visible = [a for a in leaves if contains_atom(ph, a)]
+        out = list(dict.fromkeys(leaves if not ph or len(visible) == len(leaves) else visible))
+        if ph and len(visible) < len(leaves):
+            frame = self._frame(cond)
+            out += [
+                t
+                for t in tokens(ph)
+                if t not in frame and t not in STOPWORDS and len(t) > 1 and t not in out
+            ]
+        self._atom_cache[key] = out
+        return out
+
+    def _frame(self, cond: Condition) -> set[str]:
+        """Words every phrase of this slot family shares (the frame around the value)."""
+        fam = self.slot_family(cond.slot)
+        if fam in self._frames:
+            return self._frames[fam]
+        values: dict[str, ConditionValue] = {}
+        for s in self.seeds():
+            for c in s.conditions:
+                if self.slot_family(c.slot) == fam:
+                    values.setdefault(canonical_json(c.value), c.value)
+        values.setdefault(
+            "~dummy", canonical_json("zzqx") if self.host_class == "service" else "zzqx"
+        )
+        phrases = []
+        for k in sorted(values)[:12]:
+            try:
+                phrases.append(
+                    set(tokens(self.phrase(cond.model_copy(update={"value": values[k]}))))
+                )
+            except Exception:  # noqa: BLE001
+                continue
+        frame = set.intersection(*phrases) if len(phrases) >= 2 else set()
+        frame.discard("zzqx")
+        self._frames[fam] = frame
+        return frame
 
     def request_of(self, slot: str) -> str | None:
         """Identifier of the request a slot belongs to (τ² writes); None when single-request."""
