@@ -6,6 +6,7 @@ This package init stays import-light (models import :mod:`core.agents.base`). Us
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -31,7 +32,7 @@ def make_agent(spec: str, **kwargs: Any) -> Any:
     Raises:
         ConfigError: If no agent is registered under ``spec``.
     """
-    from core.agents import scripted  # noqa: F401  (registers the scripted agents)
+    importlib.import_module("core.agents.scripted")  # registers the scripted agents
     from core.errors import ConfigError
 
     factory = _FACTORIES.get(spec.upper())

@@ -1,0 +1,96 @@
+"""Scripted agents for tests and conformance: ORACLE (perfect play) and NOOP (never works).
+
+The oracle is privileged: the orchestrator binds a :class:`core.episode.Truth` probe to it, so
+it knows the user's current intent and whether a shift is due. It flushes due shifts with a
+question, asks about still-owed hidden slots while patience allows, then executes the host's
+compiled recipe for the current intent and proposes. Everything else it needs is read from the
+agent view, so a fresh instance continues any episode (forks reproduce exactly).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.agents import register_agent
+from core.agents.base import Ask, EnvOp, Malformed, Propose
+from core.envs.base import EnvAction
+from core.model.episode import AgentView
+from core.protocol.hooks import compile_intent, slot_label
+
+
+def _tail_env_actions(view: AgentView) -> list[EnvAction]:
+    """Env actions the agent made since its last non-environment action."""
+    out: list[EnvAction] = []
+    for e in reversed(view.transcript):
+        if e.role != "agent" or e.action is None:
+            continue
+        if e.action.kind != "env":
+            break
+        out.append(e.action.action)
+    return out[::-1]
+
+
+def _times_asked(view: AgentView, slot: str) -> int:
+    return sum(
+        1
+        for e in view.transcript
+        if e.action is not None and e.action.kind == "ask" and slot in (e.action.asks or ())
+    )
+
+
+class OracleAgent:
+    """Perfect scripted play (needs ``bind_truth`` before ``act``)."""
+
+    spec = "ORACLE"
+
+    def __init__(self, recover: bool = True, max_asks_per_slot: int = 2) -> None:
+        self.recover = recover
+        self.max_asks_per_slot = max_asks_per_slot
+        self.truth: Any = None
+
+    def bind_truth(self, truth: Any) -> None:
+        """Receive the privileged truth probe."""
+        self.truth = truth
+
+    def act(self, view: AgentView) -> EnvOp | Ask | Propose | Malformed:
+        """Return the next perfect action."""
+        if view.forced_final:
+            return Propose(text="done")
+        t = self.truth
+        if t is None:
+            raise RuntimeError("OracleAgent needs bind_truth() (run it through core.episode.run)")
+        cfg = t.config
+        cq, eps = cfg.cost_question, cfg.epsilon
+        tail = _tail_env_actions(view)
+        if not tail:
+            p = t.patience()
+            owed = [s for s in t.owed_hidden() if _times_asked(view, s) < self.max_asks_per_slot]
+            if t.due() > 0 and cq <= p + eps:
+                return self._ask(owed[:1])
+            if self.recover and owed and p - cq > cq + eps:
+                return self._ask(owed[:1])
+        plan = compile_intent(t.world, t.current_intent())
+        if len(tail) < len(plan) and plan[: len(tail)] == tail:
+            return EnvOp(action=plan[len(tail)])
+        return Propose(text="done")
+
+    def _ask(self, slots: list[str]) -> Ask:
+        if not slots:
+            return Ask(text="Is there anything else I should know?", asks=())
+        cond = self.truth.current_intent().slot_map()[slots[0]]
+        label = slot_label(self.truth.world, cond)
+        return Ask(text=f"What {label} would you like?", asks=tuple(slots))
+
+
+class NoOpAgent:
+    """Never works the environment; proposes at once, every turn (runs to exhaustion)."""
+
+    spec = "NOOP"
+
+    def act(self, view: AgentView) -> EnvOp | Ask | Propose | Malformed:
+        """Propose immediately."""
+        return Propose(text="done")
+
+
+register_agent("ORACLE", OracleAgent)
+register_agent("NOOP", NoOpAgent)

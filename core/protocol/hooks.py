@@ -1,0 +1,133 @@
+"""Optional host-world hooks the protocol uses, each with a documented default.
+
+:class:`~core.envs.base.HostWorld` fixes the required surface. Worlds may additionally define
+the methods below; this module is the single place that probes for them, so the rest of the
+protocol calls plain functions.
+
+=========================  ==========================================================
+hook                       default
+=========================  ==========================================================
+``slot_label(cond)``       humanised tail of the slot name (``attr:machine wash`` →
+                           ``machine wash``; ``arg:0:cancel_order:reason`` → ``reason``)
+``slot_words(condition)``  label words + value words (no digits, ≥ 3 chars, no
+                           stopwords)
+``context_facts(intent)``  ``intent.context``
+``unmet_slots(i, s)``      ``None`` (the protocol falls back to the owed slots)
+``is_proposal_action(a)``  ``False``
+``is_mutating(a)``         tool kind is ``write`` in ``world.tools()``
+``final_answer_format()``  a generic note
+``compile_intent(i)``      ``[]`` (the oracle then cannot act)
+``max_observation_chars``  4000
+=========================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from core.envs.base import EnvAction, EnvSession, HostWorld
+from core.model.intent import Condition, Intent
+
+STOPWORDS = frozenset(
+    "the and for with that this you your are was were have has had not but any all can "
+    "what which who whom how why when where there their them they from into about would "
+    "could should like want need please some more less than then also just does did "
+    "arg attr option item items value".split()
+)
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def tokens(text: str) -> list[str]:
+    """Return lower-cased word tokens of ``text``."""
+    return _TOKEN.findall(text.lower())
+
+
+def content_words(text: str) -> set[str]:
+    """Return tokens of ``text`` usable for matching (no digits, ≥ 3 chars, no stopwords)."""
+    return {
+        t
+        for t in tokens(text)
+        if len(t) >= 3 and t not in STOPWORDS and not any(ch.isdigit() for ch in t)
+    }
+
+
+def default_slot_label(slot: str) -> str:
+    """Humanise a slot name: the last ':'-separated part, underscores to spaces."""
+    tail = slot.rsplit(":", 1)[-1] if ":" in slot else slot
+    return tail.replace("_", " ").strip() or slot
+
+
+def slot_label(world: HostWorld, cond: Condition) -> str:
+    """Return the user-facing name of ``cond``'s slot (never its value)."""
+    fn = getattr(world, "slot_label", None)
+    if callable(fn):
+        return str(fn(cond))
+    return default_slot_label(cond.slot)
+
+
+def slot_words(world: HostWorld, cond: Condition) -> set[str]:
+    """Return the words that show a message is about ``cond``'s slot."""
+    fn = getattr(world, "slot_words", None)
+    if callable(fn):
+        return {str(w).lower() for w in fn(cond)}
+    words = content_words(slot_label(world, cond))
+    if isinstance(cond.value, str):
+        words |= content_words(cond.value)
+    return words
+
+
+def context_facts(world: HostWorld, intent: Intent) -> dict[str, str]:
+    """Return facts the user may state freely (account ids, names)."""
+    fn = getattr(world, "context_facts", None)
+    if callable(fn):
+        return {str(k): str(v) for k, v in dict(fn(intent)).items()}
+    return dict(intent.context)
+
+
+def unmet_slots(world: HostWorld, intent: Intent, session: EnvSession) -> list[str] | None:
+    """Return the slots a rejected proposal fails, if the world can tell."""
+    fn = getattr(world, "unmet_slots", None)
+    if callable(fn):
+        got = fn(intent, session)
+        return None if got is None else [str(s) for s in got]
+    return None
+
+
+def is_proposal_action(world: HostWorld, action: EnvAction) -> bool:
+    """Return whether an environment action is itself a proposal (WebShop Buy Now)."""
+    fn = getattr(world, "is_proposal_action", None)
+    return bool(fn(action)) if callable(fn) else False
+
+
+def is_mutating(world: HostWorld, action: EnvAction) -> bool:
+    """Return whether an environment action writes state."""
+    fn = getattr(world, "is_mutating", None)
+    if callable(fn):
+        return bool(fn(action))
+    for t in world.tools():
+        if t.name == action.tool:
+            return t.kind == "write"
+    return False
+
+
+def final_answer_format(world: HostWorld) -> str:
+    """Return the note telling the agent how to give its final answer."""
+    fn = getattr(world, "final_answer_format", None)
+    if callable(fn):
+        return str(fn())
+    return "Give your final answer now (propose it); anything else counts as no answer."
+
+
+def compile_intent(world: HostWorld, intent: Intent) -> list[EnvAction]:
+    """Return the environment actions that realise ``intent`` (for the oracle)."""
+    fn = getattr(world, "compile_intent", None)
+    if callable(fn):
+        return list(fn(intent))
+    return []
+
+
+def max_observation_chars(world: HostWorld) -> int:
+    """Return how many characters of an observation the agent sees."""
+    val: Any = getattr(world, "max_observation_chars", 4000)
+    return int(val) if isinstance(val, int) else 4000

@@ -1,0 +1,122 @@
+"""The LLM voice: phrases reply plans through :mod:`core.llm`.
+
+The model is shown only what code decided to disclose (the facts to say) plus private
+instructions tagged ``[PRIVATE]``. A reply that contradicts the executable verdict (sounds
+accepting on a rejection or rejecting on an acceptance) is regenerated once with the verdict as
+a constraint, then replaced by a fixed template line; both repairs are returned for recording.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from string import Template
+from typing import Any, Protocol
+
+from core.model.persona import Persona
+from core.paths import PROMPTS_DIR
+from core.protocol.user import ReplyPlan
+from core.protocol.voices import VoiceOutput, VoiceRepair
+from core.protocol.voices.template import TemplateVoice
+
+_APPROVING = re.compile(
+    r"^\W*(yes|yeah|yep|perfect|great|excellent|wonderful|that's it|that is it|thanks|"
+    r"thank you|looks good|sounds good|exactly)\b",
+    re.IGNORECASE,
+)
+_REJECTING = re.compile(
+    r"(^\W*(no|nope|nah)\b)|\b(not right|not what|wrong|isn't it|is not it|not it)\b",
+    re.IGNORECASE,
+)
+_TASKS = {
+    "answer": "answer the question with the facts below, nothing else",
+    "context": "give the account details below",
+    "decline": "politely avoid answering; give no facts",
+    "already_asked": "say you already answered that; give no new facts",
+    "confusion": "say you do not understand what is being asked; give no facts",
+    "rejection": "say the proposal is not what you wanted",
+    "acceptance": "confirm warmly that this is what you wanted",
+    "mute": "say nothing",
+}
+MAX_CHARS = 600
+
+
+class _Model(Protocol):
+    def complete(self, messages: list[dict[str, Any]], **params: Any) -> Any: ...
+
+
+def contradicts(plan: ReplyPlan, text: str) -> bool:
+    """Return whether ``text`` contradicts the verdict the plan carries."""
+    if plan.kind == "rejection":
+        return bool(_APPROVING.search(text)) and not _REJECTING.search(text)
+    if plan.kind == "acceptance":
+        return bool(_REJECTING.search(text))
+    return False
+
+
+def _verdict_line(plan: ReplyPlan) -> str:
+    if plan.kind == "rejection":
+        what = ", ".join(plan.hinted_labels)
+        hint = f" What is off: the {what}." if what else " Do not say what is off."
+        return "The proposal does NOT satisfy you." + hint
+    if plan.kind == "acceptance":
+        return "The proposal satisfies you."
+    return "Keep to the facts listed."
+
+
+class LLMVoice:
+    """Phrases plans with a chat model (``complete(messages) -> response with .text``)."""
+
+    def __init__(self, model: _Model, name: str, folder: Path = PROMPTS_DIR) -> None:
+        self.model = model
+        self.name = name
+        self.folder = folder
+        self._fallback = TemplateVoice()
+
+    @classmethod
+    def from_spec(cls, spec: str) -> LLMVoice:
+        """Build a voice for a litellm model spec (responses cached in the store file)."""
+        from core.llm import make_client
+        from core.paths import default_store_path
+
+        return cls(make_client(spec, cache_path=default_store_path()), name=spec)
+
+    def _tpl(self, name: str) -> Template:
+        return Template((self.folder / name).read_text(encoding="utf-8"))
+
+    def messages(self, plan: ReplyPlan, persona: Persona) -> list[dict[str, Any]]:
+        """Return the prompt for ``plan`` (only the plan's facts appear untagged)."""
+        system = self._tpl("user_system.md").substitute(
+            bio=persona.bio, traits=", ".join(persona.traits) or "natural"
+        )
+        facts = "\n".join(f"- {f.phrase}" for f in plan.facts) or "- (nothing)"
+        user = self._tpl("user_reply.md").substitute(
+            question=plan.question or "(a proposal: the assistant says it has finished)",
+            task=_TASKS[plan.kind],
+            facts=facts,
+            verdict=_verdict_line(plan),
+        )
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    def _ask(self, msgs: list[dict[str, Any]]) -> str:
+        resp = self.model.complete(msgs)
+        return " ".join(str(getattr(resp, "text", resp)).split())[:MAX_CHARS]
+
+    def say(self, plan: ReplyPlan, persona: Persona, rng_key: str) -> VoiceOutput:
+        """Phrase ``plan``; regenerate once on contradiction, then fall back to a fixed line."""
+        msgs = self.messages(plan, persona)
+        text = self._ask(msgs)
+        if not contradicts(plan, text):
+            return VoiceOutput(text=text)
+        fix = self._tpl("user_repair.md").substitute(previous=text, verdict=_verdict_line(plan))
+        again = self._ask(
+            [*msgs, {"role": "assistant", "content": text}, {"role": "user", "content": fix}]
+        )
+        repairs = [VoiceRepair("voice_regenerate", "reply contradicted the verdict", text, again)]
+        if not contradicts(plan, again):
+            return VoiceOutput(text=again, repairs=tuple(repairs))
+        fixed = self._fallback.say(plan, persona, rng_key).text
+        repairs.append(
+            VoiceRepair("voice_fallback", "regenerated reply still contradicted", again, fixed)
+        )
+        return VoiceOutput(text=fixed, repairs=tuple(repairs))
