@@ -11,7 +11,8 @@ from core.envs.webshop.world import WebShopWorld
 HELP = """Commands:
   search[keywords]   search (on the search page; plain text also searches there)
   click[target]      click a button, product id or option value (plain text also clicks)
-  N                  click the N-th clickable listed under the page
+  N                  click the N-th clickable listed under the page (unless N is itself
+                     a clickable value, such as a shoe size)
   help               show this help
   quit               stop
 """
@@ -79,6 +80,8 @@ def play_terminal(world: WebShopWorld, stdin: TextIO, stdout: TextIO) -> int:
             obs = session.act_text(command)
         elif session.page().can_search:
             obs = session.act_text(f"search[{command}]")
+        elif command.lower() in session.clickables():
+            obs = session.act_text(f"click[{command}]")
         elif command.isdigit() and 1 <= int(command) <= len(session.clickables()):
             obs = session.act_text(f"click[{session.clickables()[int(command) - 1]}]")
         else:
