@@ -101,6 +101,23 @@ class SymbolicAgent:
         self._seen = 0
 
     # -- observation ---------------------------------------------------------------------------
+    def attach(self, log: Any, episode_id: str) -> None:
+        """Read agent-observable events of ``episode_id`` from ``log`` before each action.
+
+        Only user replies (their text and structured disclosures) and environment observations
+        are used; hidden state in other events is never read.
+        """
+        self._log, self._eid = log, episode_id
+
+    def _pull(self) -> None:
+        log = getattr(self, "_log", None)
+        if log is None:
+            return
+        events = log.events(self._eid)
+        new = events[self._seen :]
+        self._seen = len(events)
+        self.observe(new)
+
     def observe(self, events: Sequence[Event]) -> None:
         """Feed agent-observable events (user replies with their disclosures, observations)."""
         for ev in events:
@@ -196,11 +213,11 @@ class SymbolicAgent:
     def _build_plan(self) -> None:
         conds = self._current_conditions()
         key = (tuple(sorted((c.slot, repr(c.value)) for c in conds)), self.rejections)
-        if key == self.plan_key and self.plan:
+        if key == self.plan_key:
             return
         self.plan_key = key
         actions = self._compile(conds)
-        if self.literal.benchmark == "webshop" or any(a.tool == "search" for a in actions):
+        if self.literal.benchmark == "webshop":
             if self.acted and actions and actions[0].tool == "search":
                 actions.insert(0, EnvAction(tool="click", args={"target": "back to search"}))
         else:
@@ -319,6 +336,7 @@ class SymbolicAgent:
     # -- the policy ------------------------------------------------------------------------------
     def act(self, view: AgentView) -> ActionT:
         """Return the next action for ``view``."""
+        self._pull()
         if self.awaiting_verdict:
             self.awaiting_verdict = False
         if view.forced_final:
@@ -337,6 +355,7 @@ class SymbolicAgent:
                 self.proposals += 1
                 self.awaiting_verdict = True
                 self.plan = []
+                self.plan_key = None
             return EnvOp(action=step)
         return self._propose(view)
 
@@ -355,6 +374,14 @@ class SymbolicAgent:
         for slot, paid in self.ask_log:
             self.askbook.record(self.sig, slot_family(slot), paid)
         self.askbook.episodes += 1
+
+
+class InformedSymbolicAgent(SymbolicAgent):
+    """RS skyline: receives the orchestrator's truth probe for the user's current intent."""
+
+    def bind_truth(self, truth: Any) -> None:
+        """Use the probe's current intent as the belief source."""
+        self.intent_source = truth.current_intent
 
 
 def _json(value: str) -> str:

@@ -1,0 +1,111 @@
+"""Sweeps: run specs over benchmarks × methods × personas × seeds, resumably.
+
+Public API (the CLI and the studio pages call these):
+
+* :func:`run_sweep` — run or resume a spec in this process; returns a :class:`RunResult`.
+* :func:`launch` — start a sweep in a detached background process (the studio); returns pid.
+* :func:`request_cancel` — ask a running sweep to stop after the episodes in flight.
+* :func:`resume` — run a stored run's spec again (finished episodes are skipped).
+* :func:`progress` — the live progress row (status, total, completed, errors, cost, fraction).
+* :func:`run_demo` — the small symbolic demo sweep over the bundled data.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from core.model.run import RunOptions, RunResult, RunSpec
+from core.runner.plan import validate_spec
+from core.runner.sweep import progress, request_cancel, run_sweep
+from core.store import Store
+
+__all__ = [
+    "DEMO_NAME",
+    "launch",
+    "progress",
+    "request_cancel",
+    "resume",
+    "run_demo",
+    "run_sweep",
+    "validate_spec",
+]
+
+DEMO_NAME = "demo"
+"""Name of the demo run."""
+
+
+def demo_spec(store: Store | None = None) -> RunSpec:
+    """The demo sweep: 2 samples per bundled benchmark × B0/A0/A2 × all personas × 1 seed."""
+    from core.model.run import PERSONAS
+    from core.runner.plan import SampleSource, select_samples
+
+    source = SampleSource(store)
+    benchmarks = []
+    for b in ("webshop", "tau2_retail", "tau2_airline"):
+        probe = RunSpec(benchmarks=(b,), methods=("B0",), personas=PERSONAS, limit=2)
+        try:
+            if select_samples(source, probe, b):
+                benchmarks.append(b)
+        except Exception:  # noqa: BLE001 - a benchmark without data is left out of the demo
+            continue
+    if not benchmarks:
+        benchmarks = ["mock"]
+    return RunSpec(
+        name=DEMO_NAME,
+        benchmarks=tuple(benchmarks),
+        methods=("B0", "A0", "A2"),
+        personas=PERSONAS,
+        seeds=(0,),
+        limit=2,
+    )
+
+
+def run_demo(store: Store) -> str:
+    """Run the demo sweep (symbolic, a few seconds) and return its run name."""
+    result = run_sweep(store, demo_spec(store), RunOptions(workers=1, progress=False))
+    return result.run
+
+
+def resume(store: Store, run: str, options: RunOptions | None = None) -> RunResult:
+    """Run a stored run's spec again; finished episodes are skipped, errors retried."""
+    row = store.get_run(run)
+    spec = RunSpec.model_validate_json(row["spec"])
+    return run_sweep(store, spec, options)
+
+
+def launch(store_path: Path, spec: RunSpec, options: RunOptions | None = None) -> int:
+    """Start a sweep in a detached background process and return its pid.
+
+    The run row is created first, so the studio can show it at once; progress appears in the
+    store as episodes finish. Cancel with :func:`request_cancel`.
+    """
+    from core.runner.plan import SampleSource, plan_keys
+
+    store = Store.open(store_path)
+    validate_spec(store, spec)
+    keys = plan_keys(SampleSource(store), spec)
+    store.put_run(spec.run_id(), spec.display_name(), spec.model_dump_json(), len(keys))
+    opts = (options or RunOptions()).model_copy(update={"progress": False})
+    cmd = [
+        sys.executable,
+        "-m",
+        "core.runner",
+        "--store",
+        str(store_path),
+        "--run",
+        spec.run_id(),
+        "--options",
+        opts.model_dump_json(),
+    ]
+    proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+        cmd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env=dict(os.environ),
+    )
+    return proc.pid
