@@ -1,0 +1,130 @@
+"""``driftbench import sessions`` and ``driftbench sessions report``.
+
+``import sessions`` lives under the ``import`` group owned by ``cmd_data``; this module only
+exposes :func:`add_import_sessions` and :func:`cmd_import_sessions` for the lead to wire in.
+:func:`register` adds the top-level ``sessions`` group.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from core.cli._common import EXIT_USAGE, add_json, emit, open_store
+
+
+def add_import_sessions(
+    import_subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    """Add ``sessions`` to the ``import`` sub-command group."""
+    p = import_subparsers.add_parser(
+        "sessions", help="import real agent sessions (JSONL, see docs/SESSIONS.md)"
+    )
+    p.add_argument("--from", dest="source", required=True, type=Path, metavar="FILE.jsonl")
+    p.add_argument(
+        "--partial",
+        action="store_true",
+        help="import the valid lines even if others are malformed (default: all or nothing)",
+    )
+    add_json(p)
+    p.set_defaults(handler=cmd_import_sessions)
+
+
+def cmd_import_sessions(args: argparse.Namespace) -> int:
+    """Import a sessions file; exit 2 (nothing written) when lines are malformed."""
+    from core.studies.sessions import import_sessions
+
+    store = open_store(args)
+    result = import_sessions(store, args.source, partial=bool(getattr(args, "partial", False)))
+    payload = result.payload()
+    lines = [f"imported {result.imported} session(s) from {args.source}"]
+    for err in result.errors[:50]:
+        lines.append(f"  line {err.line}: {err.message}")
+    if len(result.errors) > 50:
+        lines.append(f"  … and {len(result.errors) - 50} more malformed line(s)")
+    if result.errors and not result.ok:
+        lines.append("nothing was imported (all or nothing); fix the lines or pass --partial")
+    if getattr(args, "json", False):
+        print(json.dumps(payload, ensure_ascii=False))
+    else:
+        print("\n".join(lines))
+    return 0 if result.ok else EXIT_USAGE
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the ``sessions`` command group."""
+    p = sub.add_parser("sessions", help="production-log validation over imported sessions")
+    ssub = p.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
+    r = ssub.add_parser("report", help="two-judge misalignment report (misaligned vs clean)")
+    r.add_argument(
+        "--judges",
+        default="heuristic",
+        metavar="heuristic|MODEL_A,MODEL_B",
+        help="two judges: 'heuristic' (offline) or two model specs",
+    )
+    r.add_argument("--study", help="use the human judgments of this study instead")
+    r.add_argument("--match-on", help="metadata key clean sessions must share (e.g. task)")
+    r.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    r.add_argument("--refresh", action="store_true", help="re-run judges on judged sessions")
+    add_json(r)
+    r.set_defaults(handler=cmd_sessions_report)
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def report_text(payload: dict[str, Any]) -> str:
+    """Human-readable form of the sessions report."""
+    out = [f"judges: {', '.join(payload['judges'])}"]
+    if payload["heuristic"]:
+        out.append("(heuristic judges: an offline approximation, not a measurement)")
+    counts = payload["counts"]
+    out.append(
+        f"sessions: {payload['n_sessions']}  misaligned: {counts['misaligned']}  clean: "
+        f"{counts['clean']}  contested: {counts['contested']}  unjudged: {counts['unjudged']}"
+    )
+    out.append(
+        f"judge agreement (Cohen's kappa on the misaligned flag): {_fmt(payload['judge_kappa'])}"
+    )
+    out.append(f"matched pairs: {len(payload['matched_pairs'])}")
+    for c in payload["comparisons"]:
+        ci = c["ci95"]
+        ci_text = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+        out.append(
+            f"  {c['measure']}: misaligned {_fmt(c['misaligned_mean'])} vs clean "
+            f"{_fmt(c['clean_mean'])} (diff {_fmt(c['mean_difference'])}{ci_text}, "
+            f"n={c['n_pairs']})"
+        )
+    faults = {k: v for k, v in payload["fault_types"].items() if v}
+    shifts = {k: v for k, v in payload["shift_types"].items() if v}
+    out.append("fault types: " + (", ".join(f"{k} {v}" for k, v in faults.items()) or "none"))
+    out.append("shift types: " + (", ".join(f"{k} {v}" for k, v in shifts.items()) or "none"))
+    return "\n".join(out)
+
+
+def cmd_sessions_report(args: argparse.Namespace) -> int:
+    """Judge imported sessions twice and print the validation report."""
+    from core.studies.sessions import run_sessions_report, session_rows
+
+    store = open_store(args)
+    if not session_rows(store):
+        from core.errors import NotFoundError
+
+        raise NotFoundError("no imported sessions; run 'driftbench import sessions --from FILE'")
+    report = run_sessions_report(
+        store,
+        args.judges,
+        study=args.study,
+        seed=args.seed,
+        match_on=args.match_on,
+        refresh=args.refresh,
+    )
+    payload = report.payload()
+    return emit(args, payload, report_text(payload))

@@ -1,0 +1,126 @@
+"""Human studies: studies, annotators, queues, labels, agreement, realism, production logs.
+
+The engine side of the Annotate, Agreement & QA and Sessions pages. Every function takes the
+open :class:`~core.store.Store` first and creates the study tables on first use.
+"""
+
+from core.studies.agreement import (
+    AgreementReport,
+    agreement_report,
+    cohen_pairs,
+    confusion,
+    confusion_from,
+    disagreements,
+    fleiss,
+    kripp_alpha,
+    label_table,
+    study_confusion,
+    throughput,
+)
+from core.studies.assignment import plan_assignments
+from core.studies.labels import (
+    label_choices,
+    list_labels,
+    persona_ids,
+    required_kinds,
+    validate_label,
+    write_label,
+)
+from core.studies.models import (
+    Annotator,
+    AnnotatorQueue,
+    LabelKind,
+    LabelRecord,
+    QueueItem,
+    Study,
+    StudyCondition,
+    StudySpec,
+    pair_id,
+    split_pair,
+)
+from core.studies.queue import (
+    annotator_queue,
+    get_assignment,
+    label_item,
+    open_next,
+    set_assignment_status,
+    study_progress,
+)
+from core.studies.realism import (
+    RealismEpisode,
+    episode_facts,
+    human_consistency,
+    human_identifications,
+    realism_report,
+    study_realism_report,
+)
+from core.studies.schema import ensure_study_schema
+from core.studies.studies import (
+    add_annotator,
+    assign_study,
+    create_study,
+    get_study,
+    list_annotators,
+    list_studies,
+    plays,
+    record_play,
+    set_study_status,
+)
+from core.studies.views import EpisodeCard, ItemView, SessionCard, item_view
+
+__all__ = [
+    "AgreementReport",
+    "Annotator",
+    "AnnotatorQueue",
+    "EpisodeCard",
+    "ItemView",
+    "LabelKind",
+    "LabelRecord",
+    "QueueItem",
+    "RealismEpisode",
+    "SessionCard",
+    "Study",
+    "StudyCondition",
+    "StudySpec",
+    "add_annotator",
+    "agreement_report",
+    "annotator_queue",
+    "assign_study",
+    "cohen_pairs",
+    "confusion",
+    "confusion_from",
+    "create_study",
+    "disagreements",
+    "ensure_study_schema",
+    "episode_facts",
+    "fleiss",
+    "get_assignment",
+    "get_study",
+    "human_consistency",
+    "human_identifications",
+    "item_view",
+    "kripp_alpha",
+    "label_choices",
+    "label_item",
+    "label_table",
+    "list_annotators",
+    "list_labels",
+    "list_studies",
+    "open_next",
+    "pair_id",
+    "persona_ids",
+    "plan_assignments",
+    "plays",
+    "realism_report",
+    "record_play",
+    "required_kinds",
+    "set_assignment_status",
+    "set_study_status",
+    "split_pair",
+    "study_confusion",
+    "study_progress",
+    "study_realism_report",
+    "throughput",
+    "validate_label",
+    "write_label",
+]
