@@ -52,10 +52,10 @@ BENCHMARKS: tuple[str, ...] = ("webshop", "tau2_retail", "tau2_airline")
 BUNDLED_DIR = DATA_DIR / "benchmark"
 
 BUNDLED_PLAN: dict[str, dict[str, Any]] = {
-    # per_graph for single faults, composite draws per graph for k=2 and k=4
+    # per_graph for single faults (None = one per applicable type), composite draws per graph
     "webshop": {"per_graph": None, "k2": 1, "k4": 1},
-    "tau2_retail": {"per_graph": None, "k2": 1, "k4": 1},
-    "tau2_airline": {"per_graph": 14, "k2": 2, "k4": 2},
+    "tau2_retail": {"per_graph": 30, "k2": 3, "k4": 3},
+    "tau2_airline": {"per_graph": 30, "k2": 3, "k4": 3},
     "mock": {"per_graph": None, "k2": 1, "k4": 1},
 }
 
@@ -134,7 +134,7 @@ def _single_samples(
     out: list[Sample] = []
     seen: set[str] = set()
     rounds = 0
-    while len(out) < budget and rounds < 4:
+    while len(out) < budget and rounds < 8:
         remaining = set(options)
         while remaining and len(out) < budget:
             t = draw_single(rng, remaining)

@@ -130,7 +130,7 @@ class RuleExtractor:
                     alt_hit = v
                     used_alt_atoms.update(a.lower() for a in alt_own)
                     break
-            label = adapter.slot_label(c.slot)
+            label = adapter.slot_label(c)
             if present:
                 first = min(_pos(low, a) for a in own)
                 if doubted and alt_hit is not None:
@@ -196,7 +196,7 @@ class RuleExtractor:
                 if not set(atoms) <= used_alt_atoms:
                     classes["extra"].append(bundle[0].slot)
         # noise: a long run of sentences unrelated to the request
-        labels = [adapter.slot_label(c.slot) for c in intent.conditions]
+        labels = [adapter.slot_label(c) for c in intent.conditions]
         run, best = 0, 0
         for s in _sentences(text):
             related = (

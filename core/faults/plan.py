@@ -197,6 +197,7 @@ def candidate_plans(
                     t for c in conds if c.slot != s for a in adapter.atoms(c) for t in tokens(a)
                 }
                 whole = {a.lower() for a in adapter.atoms(cur)}
+                whole |= set(tokens(adapter.slot_label(cur)))
                 true_toks = [t for a in adapter.atoms(cur) for t in tokens(a) if t not in whole]
                 for v in adapter.domain(intent, s):
                     if not _alt_ok(adapter, intent, s, v):

@@ -99,7 +99,7 @@ class TemplateWriter:
             kind = p.mask_kind
             tgt = p.target
             cond = intent.slot_map().get(tgt) if tgt else None
-            label = adapter.slot_label(tgt) if tgt else ""
+            label = adapter.slot_label(cond) if cond is not None else ""
             if kind == "substituted" and cond is not None and p.stated_value is not None:
                 clause[cond.slot] = adapter.phrase(
                     cond.model_copy(update={"value": p.stated_value})

@@ -187,8 +187,9 @@ class HostAdapter:
         """Bundles a user might add without holding them (irrelevant information)."""
         return self.witnesses(intent, gt)
 
-    def slot_label(self, slot: str) -> str:
-        """A short human label of a slot ('color', 'payment id')."""
+    def slot_label(self, cond: Condition) -> str:
+        """A short human label of a condition's slot ('color', 'payment id')."""
+        slot = cond.slot
         if slot == "price_upper":
             return "price"
         tail = slot.split(":")[-1]
