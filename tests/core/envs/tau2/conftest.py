@@ -3,11 +3,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tau2_fixtures import write_domain
 
 from core.envs.tau2 import Tau2World, load_tau2_world
 from core.paths import shared_dir
-
-from tau2_fixtures import write_domain
 
 
 @pytest.fixture(scope="module")

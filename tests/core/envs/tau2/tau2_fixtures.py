@@ -25,7 +25,7 @@ MUG_S = _item("1000000002", "Mug", "2000000011", 10, {"size": "small"})  # int p
 
 
 def retail_db() -> dict[str, Any]:
-    return {
+    return _fresh({
         "products": {
             "1000000001": {
                 "name": "Lamp",
@@ -101,7 +101,12 @@ def retail_db() -> dict[str, Any]:
                 ],
             },
         },
-    }  # fmt: skip
+    })  # fmt: skip
+
+
+def _fresh(obj: Any) -> Any:
+    """Deep copy, so tests can mutate a fixture database freely."""
+    return json.loads(json.dumps(obj))
 
 
 def _avail(be: int, e: int, b: int, pbe: int, pe: int, pb: int) -> dict[str, Any]:
@@ -113,7 +118,11 @@ def _avail(be: int, e: int, b: int, pbe: int, pe: int, pb: int) -> dict[str, Any
 
 
 def airline_db() -> dict[str, Any]:
-    landed = {"status": "landed", "actual_departure_time_est": "2024-05-10T08:00:00", "actual_arrival_time_est": "2024-05-10T11:00:00"}
+    landed = {
+        "status": "landed",
+        "actual_departure_time_est": "2024-05-10T08:00:00",
+        "actual_arrival_time_est": "2024-05-10T11:00:00",
+    }
     return {
         "flights": {
             "HAT001": {"flight_number": "HAT001", "origin": "JFK", "destination": "LAX", "scheduled_departure_time_est": "08:00:00", "scheduled_arrival_time_est": "11:00:00",
@@ -165,30 +174,99 @@ def airline_db() -> dict[str, Any]:
 
 def tasks_for(domain: str) -> list[dict[str, Any]]:
     """Two small tasks per domain."""
-    def task(tid: str, actions: list[dict[str, Any]], communicate: list[str] | None = None) -> dict[str, Any]:
+
+    def task(
+        tid: str, actions: list[dict[str, Any]], communicate: list[str] | None = None
+    ) -> dict[str, Any]:
         return {
             "id": tid,
             "description": {"purpose": "fixture", "relevant_policies": None, "notes": None},
-            "user_scenario": {"persona": None, "instructions": {"domain": domain, "reason_for_call": "x", "known_info": "y", "unknown_info": None, "task_instructions": "z"}},
+            "user_scenario": {
+                "persona": None,
+                "instructions": {
+                    "domain": domain,
+                    "reason_for_call": "x",
+                    "known_info": "y",
+                    "unknown_info": None,
+                    "task_instructions": "z",
+                },
+            },
             "initial_state": None,
-            "evaluation_criteria": {"actions": actions, "communicate_info": communicate or [], "nl_assertions": [], "reward_basis": ["DB", "COMMUNICATE"]},
+            "evaluation_criteria": {
+                "actions": actions,
+                "communicate_info": communicate or [],
+                "nl_assertions": [],
+                "reward_basis": ["DB", "COMMUNICATE"],
+            },
         }
 
     if domain == "retail":
         return [
-            task("a", [
-                {"action_id": "a0", "name": "find_user_id_by_email", "arguments": {"email": "ana.lee@example.com"}, "info": None},
-                {"action_id": "a1", "name": "cancel_pending_order", "arguments": {"order_id": "#W0000001", "reason": "no longer needed"}, "info": None},
-                {"action_id": "a2", "name": "exchange_delivered_order_items", "arguments": {"order_id": "#W0000002", "item_ids": ["2000000011", "2000000001"], "new_item_ids": ["2000000012", "2000000002"], "payment_method_id": "paypal_1"}, "info": None},
-            ], ["75.75"]),
-            task("b", [{"action_id": "b0", "name": "get_order_details", "arguments": {"order_id": "#W9"}, "info": None}]),
+            task(
+                "a",
+                [
+                    {
+                        "action_id": "a0",
+                        "name": "find_user_id_by_email",
+                        "arguments": {"email": "ana.lee@example.com"},
+                        "info": None,
+                    },
+                    {
+                        "action_id": "a1",
+                        "name": "cancel_pending_order",
+                        "arguments": {"order_id": "#W0000001", "reason": "no longer needed"},
+                        "info": None,
+                    },
+                    {
+                        "action_id": "a2",
+                        "name": "exchange_delivered_order_items",
+                        "arguments": {
+                            "order_id": "#W0000002",
+                            "item_ids": ["2000000011", "2000000001"],
+                            "new_item_ids": ["2000000012", "2000000002"],
+                            "payment_method_id": "paypal_1",
+                        },
+                        "info": None,
+                    },
+                ],
+                ["75.75"],
+            ),
+            task(
+                "b",
+                [
+                    {
+                        "action_id": "b0",
+                        "name": "get_order_details",
+                        "arguments": {"order_id": "#W9"},
+                        "info": None,
+                    }
+                ],
+            ),
         ]
     return [
-        task("a", [
-            {"action_id": "a0", "name": "get_user_details", "arguments": {"user_id": "amy_wu_1"}, "info": None},
-            {"action_id": "a1", "name": "send_certificate", "arguments": {"user_id": "amy_wu_1", "amount": 50}, "info": None},
-            {"action_id": "a2", "name": "cancel_reservation", "arguments": {"reservation_id": "ABC123"}, "info": None},
-        ]),
+        task(
+            "a",
+            [
+                {
+                    "action_id": "a0",
+                    "name": "get_user_details",
+                    "arguments": {"user_id": "amy_wu_1"},
+                    "info": None,
+                },
+                {
+                    "action_id": "a1",
+                    "name": "send_certificate",
+                    "arguments": {"user_id": "amy_wu_1", "amount": 50},
+                    "info": None,
+                },
+                {
+                    "action_id": "a2",
+                    "name": "cancel_reservation",
+                    "arguments": {"reservation_id": "ABC123"},
+                    "info": None,
+                },
+            ],
+        ),
         task("b", []),
     ]
 
