@@ -11,9 +11,12 @@ Public API (what the CLI and the studio's GRIP dashboard call):
 """
 
 from core.grip.cache import grip_frame, read_frame, records_frame
+from core.grip.deltas import bootstrap_ci, paired_deltas
 from core.grip.extract import EpisodeMeta, extract, score_episode
+from core.grip.figures import episodes_for_cell, figure_frames, persona_heatmap
 from core.grip.metrics import CELL_KEYS, METRIC_NAMES, METRICS, aggregate, parse_by
 from core.grip.record import GRIP_VERSION, Bucket, EpisodeRecord
+from core.grip.report import GripReport, build_report, report_csv, report_table
 
 __all__ = [
     "CELL_KEYS",
@@ -23,7 +26,16 @@ __all__ = [
     "Bucket",
     "EpisodeMeta",
     "EpisodeRecord",
+    "GripReport",
     "aggregate",
+    "bootstrap_ci",
+    "build_report",
+    "episodes_for_cell",
+    "figure_frames",
+    "paired_deltas",
+    "persona_heatmap",
+    "report_csv",
+    "report_table",
     "extract",
     "grip_frame",
     "parse_by",

@@ -28,6 +28,7 @@ class MetricDef:
     column: str
     denominator: str
     unit: str = "rate"
+    higher_is_better: bool = True
 
 
 METRICS: tuple[MetricDef, ...] = (
@@ -42,8 +43,16 @@ METRICS: tuple[MetricDef, ...] = (
         "Persistence",
         "staleness",
         "failed moving-shift episodes with a stale check",
+        higher_is_better=False,
     ),
-    MetricDef("Reaction", "Persistence", "reaction", "successful moving-shift episodes", "turns"),
+    MetricDef(
+        "Reaction",
+        "Persistence",
+        "reaction",
+        "successful moving-shift episodes",
+        "turns",
+        higher_is_better=False,
+    ),
     MetricDef("PostShift", "Persistence", "postshift", "episodes with ≥1 answer-moving shift"),
     MetricDef(
         "Identification",
@@ -66,6 +75,9 @@ EPISODE_METRICS: tuple[MetricDef, ...] = tuple(
 METRIC_NAMES: tuple[str, ...] = tuple(m.name for m in (METRICS[0], SCORE_METRIC, *METRICS[1:]))
 """Every reported metric name in order."""
 
+METRIC_BY_NAME: dict[str, MetricDef] = {m.name: m for m in (*METRICS, SCORE_METRIC)}
+"""Metric definitions by name."""
+
 CELL_KEYS: tuple[str, ...] = ("benchmark", "method", "persona", "backbone")
 """Default cell: benchmark × method × persona × backbone."""
 
@@ -85,6 +97,8 @@ def parse_by(text: str | Sequence[str] | None) -> tuple[str, ...]:
         return CELL_KEYS
     parts = [p.strip() for p in text.split(",")] if isinstance(text, str) else list(text)
     keys = tuple(p for p in parts if p)
+    if not keys:
+        raise ConfigError("no grouping key given", file="command line", field="--by")
     bad = [k for k in keys if k not in GROUPABLE]
     if bad:
         raise ConfigError(
@@ -126,45 +140,45 @@ def aggregate(
         if c not in df.columns:
             df[c] = np.nan
         df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
+    if not keys:
+        raise ConfigError("a report needs at least one cell key", field="--by")
     if df.empty:
         return pd.DataFrame(
             columns=[*keys, "metric", "value", "sd", "n_seeds", "denominator", "median"]
         )
     group = [*keys, "seed"]
     g = df.groupby(group, dropna=False, sort=True)[cols]
-    per_seed_mean = g.mean()
-    per_seed_count = g.count()
-    out_parts: list[pd.DataFrame] = []
-    cell_group = per_seed_mean.groupby(level=list(range(len(keys))), dropna=False, sort=True)
-    means = cell_group.mean()
-    sds = cell_group.std(ddof=1)
-    nseeds = cell_group.count()
-    denoms = per_seed_count.groupby(level=list(range(len(keys))), dropna=False, sort=True).sum()
-    medians = df.groupby(keys, dropna=False, sort=True)[cols].median()
-    for m in EPISODE_METRICS:
-        part = pd.DataFrame(
-            {
-                "metric": m.name,
-                "value": means[m.column],
-                "sd": sds[m.column],
-                "n_seeds": nseeds[m.column].astype(int),
-                "denominator": denoms[m.column].astype(int),
-                "median": medians[m.column] if m.name == "Reaction" else np.nan,
-            }
-        )
-        out_parts.append(part.reset_index())
-    out = pd.concat(out_parts, ignore_index=True)
-    cells = out[keys].drop_duplicates()
+    counts = g.count()
+    per_seed = g.sum(min_count=1) / counts.where(counts > 0)
+    levels = list(range(len(keys)))
+    cg = per_seed.groupby(level=levels, dropna=False, sort=True)
+    means, sds, nseeds = cg.mean(), cg.std(ddof=1), cg.count()
+    denoms = counts.groupby(level=levels, dropna=False, sort=True).sum()
+    react = df.groupby(keys, dropna=False, sort=True)["reaction"].median()
+    cells = means.index.to_frame(index=False)
+    n, m = len(cells), len(EPISODE_METRICS) + 1
     cons = consistency_cells(pairs, cells, keys) if pairs is not None else None
-    if cons is None:
-        cons = cells.assign(
-            metric="Consistency", value=np.nan, sd=np.nan, n_seeds=0, denominator=0, median=np.nan
-        )
-    out = pd.concat([out, cons], ignore_index=True)
-    order = {name: i for i, name in enumerate(METRIC_NAMES)}
-    out["_o"] = out["metric"].map(order)
-    out = out.sort_values([*keys, "_o"], kind="stable").drop(columns="_o")
-    return out.reset_index(drop=True)
+
+    def wide(frame: pd.DataFrame, extra: Any) -> np.ndarray:
+        arr = np.empty((n, m), dtype=float)
+        arr[:, :-1] = frame[cols].to_numpy(dtype=float)
+        arr[:, -1] = extra
+        return arr
+
+    long = cells.loc[np.repeat(np.arange(n), m)].reset_index(drop=True)
+    long["metric"] = np.tile(np.array(METRIC_NAMES, dtype=object), n)
+    long["value"] = wide(means, cons["value"].to_numpy() if cons is not None else np.nan).ravel()
+    long["sd"] = wide(sds, cons["sd"].to_numpy() if cons is not None else np.nan).ravel()
+    long["n_seeds"] = (
+        wide(nseeds, cons["n_seeds"].to_numpy() if cons is not None else 0).ravel().astype(int)
+    )
+    long["denominator"] = (
+        wide(denoms, cons["denominator"].to_numpy() if cons is not None else 0).ravel().astype(int)
+    )
+    med = np.full((n, m), np.nan)
+    med[:, METRIC_NAMES.index("Reaction")] = react.to_numpy(dtype=float)
+    long["median"] = med.ravel()
+    return long
 
 
 def balanced_accuracy(truth_same: Sequence[bool], said_same: Sequence[bool]) -> float | None:
