@@ -12,6 +12,7 @@ resumes with the same book.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 import typing
@@ -103,6 +104,13 @@ def _record(
     )
 
 
+@functools.lru_cache(maxsize=1)
+def _personas() -> dict[str, Any]:
+    from core.protocol.personas import load_personas
+
+    return dict(load_personas())
+
+
 def _start(
     log: InMemoryEventLog, key: EpisodeKey, spec: RunSpec, source: SampleSource, attempt: int
 ) -> tuple[str, Any, Any]:
@@ -111,7 +119,7 @@ def _start(
     eid = episode.start(
         log,
         sample,
-        key.persona,
+        _personas().get(key.persona, key.persona),
         key.seed,
         spec.agent,
         spec.config,

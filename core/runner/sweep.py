@@ -292,7 +292,7 @@ def _run_ray(
     options: RunOptions,
 ) -> str:
     try:
-        import ray  # type: ignore[import-not-found]
+        import ray
     except ImportError:
         raise ConfigError(
             "Ray is not installed (pip install 'driftbench-studio[ray]')", field="--backend"
