@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (literal fixture data and exact expected messages)
 """Tiny hand-written τ² worlds for tool tests."""
 
 from __future__ import annotations

@@ -56,3 +56,14 @@ def test_bundled_golden_replays(domain: str) -> None:
     # every task's golden state differs per task and equals the seed ground truth
     gold = {r["task_id"]: r["final_state_hash"] for r in report["tasks"]}
     assert all(s.ground_truth is not None and s.ground_truth.value == [gold[s.base]] for s in seeds)
+
+
+def test_golden_report_shape() -> None:
+    world = load_tau2_world("airline")
+    report = golden_report(world, task_id=world.tasks[0].id)
+    assert list(report) == ["benchmark", "initial_state_hash", "tasks"]
+    assert report["benchmark"] == "tau2_airline"
+    [row] = report["tasks"]
+    assert list(row) == ["task_id", "final_state_hash", "tool_errors", "ms"]
+    assert isinstance(row["tool_errors"], int) and isinstance(row["ms"], float)
+    assert row["task_id"] == world.tasks[0].id

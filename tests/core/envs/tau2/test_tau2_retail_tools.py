@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (literal fixture data and exact expected messages)
 """Every retail tool: success effects and error paths, on the tiny fixture world."""
 
 from __future__ import annotations
