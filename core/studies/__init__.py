@@ -66,7 +66,7 @@ from core.studies.studies import (
     record_play,
     set_study_status,
 )
-from core.studies.views import EpisodeCard, ItemView, SessionCard, item_view
+from core.studies.views import EpisodeCard, ItemView, SessionCard, ShownLabel, item_view
 
 __all__ = [
     "AgreementReport",
@@ -79,6 +79,7 @@ __all__ = [
     "QueueItem",
     "RealismEpisode",
     "SessionCard",
+    "ShownLabel",
     "Study",
     "StudyCondition",
     "StudySpec",

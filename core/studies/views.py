@@ -61,6 +61,16 @@ class SessionCard(Strict):
     metadata: dict[str, Any] | None = None
 
 
+class ShownLabel(Strict):
+    """A label as shown on an item (no target ids, which could unblind)."""
+
+    annotator: str
+    label_kind: str
+    value: Any
+    turn: int | None = None
+    created_at: str
+
+
 class ItemView(Strict):
     """Everything the Annotate page needs for one queue item."""
 
@@ -76,8 +86,8 @@ class ItemView(Strict):
     episodes: tuple[EpisodeCard, ...] = ()
     session: SessionCard | None = None
     sample_query: str | None = None
-    my_labels: tuple[LabelRecord, ...] = ()
-    other_labels: tuple[LabelRecord, ...] | None = Field(
+    my_labels: tuple[ShownLabel, ...] = ()
+    other_labels: tuple[ShownLabel, ...] | None = Field(
         default=None, description="None in blind mode."
     )
 
@@ -190,6 +200,16 @@ def session_card(store: Store, session_id: str, *, blind: bool) -> SessionCard:
     )
 
 
+def _shown(r: LabelRecord) -> ShownLabel:
+    return ShownLabel(
+        annotator=r.annotator,
+        label_kind=r.label_kind,
+        value=r.value,
+        turn=r.turn,
+        created_at=r.created_at,
+    )
+
+
 def item_view(store: Store, assignment_id: int) -> ItemView:
     """Return what the assigned annotator may see of one queue item.
 
@@ -233,7 +253,7 @@ def item_view(store: Store, assignment_id: int) -> ItemView:
     labels = list_labels(
         store, study_id=st.study_id, target_kind=kind, target_id=tid, latest_only=True
     )
-    view["my_labels"] = tuple(r for r in labels if r.annotator == a["annotator_id"])
+    view["my_labels"] = tuple(_shown(r) for r in labels if r.annotator == a["annotator_id"])
     if not blind:
-        view["other_labels"] = tuple(r for r in labels if r.annotator != a["annotator_id"])
+        view["other_labels"] = tuple(_shown(r) for r in labels if r.annotator != a["annotator_id"])
     return ItemView(**view)
