@@ -1,0 +1,219 @@
+"""LLM writer and extractors (through :mod:`core.llm`), with prompts as data files.
+
+* :class:`LLMWriter` renders a plan with ``data/prompts/fault_writer.md``; it is given the true
+  requirements and the plan's instructions, never the answer set.
+* :class:`LLMExtractor` answers the questionnaire of ``data/prompts/fault_extractor.md`` with a
+  JSON object; unusable replies become an unparsed :class:`Extraction` (a step-1 rejection).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any, Protocol
+
+import yaml
+
+from core.errors import ConfigError
+from core.faults.extract import Extraction, ExtractionContext
+from core.faults.lexicon import FAULTS_DIR
+from core.faults.plan import FaultPlan
+from core.faults.taxonomy import DIFF_CLASS, DIFF_CLASSES, FAMILY_OF_CLASS
+from core.faults.writer import Written, request_lead
+from core.graph.hosts.base import HostAdapter, contains_atom
+from core.model.intent import Intent
+from core.model.sample import FaultType
+from core.paths import PROMPTS_DIR
+
+
+class _Completer(Protocol):
+    def complete(self, messages: Sequence[Any], **kw: Any) -> Any: ...
+
+
+def _client(spec: str) -> _Completer:
+    from core.llm import make_client
+
+    return make_client(spec)
+
+
+@lru_cache(maxsize=8)
+def _prompt(name: str) -> str:
+    path = PROMPTS_DIR / name
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise ConfigError("prompt file is missing", file=path) from exc
+
+
+@lru_cache(maxsize=1)
+def _cards() -> dict[str, dict[str, str]]:
+    path = FAULTS_DIR / "cards.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ConfigError("must be a mapping of fault type to card", file=path)
+    for t in FaultType:
+        card = data.get(t.value)
+        if not isinstance(card, dict) or "name" not in card or "description" not in card:
+            raise ConfigError("card needs name and description", file=path, field=t.value)
+    return data
+
+
+def plan_instructions(adapter: HostAdapter, intent: Intent, plan: FaultPlan) -> str:
+    """One-line instruction telling a writer how to realise ``plan`` (no answer set)."""
+    smap = intent.slot_map()
+    cond = smap.get(plan.target) if plan.target else None
+    true_phrase = adapter.phrase(cond) if cond is not None else ""
+    other = (
+        adapter.phrase(cond.model_copy(update={"value": plan.stated_value}))
+        if cond is not None and plan.stated_value is not None
+        else ""
+    )
+    label = adapter.slot_label(cond) if cond is not None else ""
+    kind = plan.mask_kind
+    if kind == "substituted":
+        return f"- Say '{other}' instead of '{true_phrase}'; never mention '{true_phrase}'."
+    if kind == "presupposed":
+        return f"- Presuppose that '{true_phrase}' is not possible and settle for '{other}'."
+    if kind == "withheld":
+        return f"- Do not mention '{true_phrase}' (or the {label}) at all."
+    if kind == "marked":
+        return f"- Refer to the {label} only as '{plan.surface}', never its exact value."
+    if kind == "ambiguous" and plan.sub_kind == "polysemous":
+        return f"- Refer to the {label} only with the word '{plan.surface}' (it could also mean '{other}')."
+    if kind == "ambiguous":
+        return f"- Put '{true_phrase}' at the very end, where it could attach to something else."
+    if kind == "extra":
+        extra = "; ".join(adapter.phrase(c) for c in plan.extra)
+        return f"- Also ask for '{extra}', which the customer does not actually need."
+    if kind == "capability":
+        req = adapter.request_of(plan.target or "") or ""
+        return f"- Ask the assistant to use its '{plan.surface}' tool to {request_lead(req)}."
+    if plan.fault is FaultType.CONTEXTUAL_IRRELEVANCE:
+        return "- Open with three or four sentences (25+ words) of unrelated personal chatter."
+    return "- Never state a request; only describe the situation."
+
+
+def _requirements(adapter: HostAdapter, intent: Intent, with_slots: bool) -> str:
+    lines = []
+    for c in intent.conditions:
+        ph = adapter.phrase(c)
+        lines.append(f"- {c.slot}: {ph}" if with_slots else f"- {ph}")
+    return "\n".join(lines)
+
+
+def infer_surfaces(text: str, plans: Sequence[FaultPlan], adapter: HostAdapter, intent: Intent) -> dict[int, str]:
+    """Locate each component's words in a free-form text (for string checks)."""
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+    atoms = [a for c in intent.conditions for a in adapter.atoms(c)]
+    out: dict[int, str] = {}
+    for i, p in enumerate(plans):
+        if p.fault is FaultType.CONTEXTUAL_IRRELEVANCE:
+            lead = []
+            for s in sentences:
+                if any(contains_atom(s, a) for a in atoms):
+                    break
+                lead.append(s)
+            out[i] = " ".join(lead)
+        elif p.mask_kind == "presupposed":
+            hits = [s for s in sentences if p.stated_value is not None]
+            out[i] = hits[-1] if hits else ""
+        else:
+            out[i] = p.surface
+    return out
+
+
+class LLMWriter:
+    """Writer backed by a language model."""
+
+    def __init__(self, spec: str, client: _Completer | None = None) -> None:
+        self.name = spec
+        self.client = client or _client(spec)
+
+    def write(
+        self,
+        adapter: HostAdapter,
+        intent: Intent,
+        plans: Sequence[FaultPlan],
+        *,
+        variant: int,
+        rng: random.Random,
+    ) -> Written:
+        """Ask the model for the request text."""
+        cards = _cards()
+        names = " + ".join(cards[p.fault.value]["name"] for p in plans)
+        desc = " / ".join(cards[p.fault.value]["description"] for p in plans)
+        prompt = _prompt("fault_writer.md").format(
+            topic=adapter.topic(intent),
+            requirements=_requirements(adapter, intent, with_slots=False),
+            card_name=names,
+            card_description=desc,
+            instructions="\n".join(plan_instructions(adapter, intent, p) for p in plans),
+            variation=variant,
+        )
+        reply = self.client.complete([{"role": "user", "content": prompt}])
+        text = " ".join(str(getattr(reply, "text", "") or "").split()).strip().strip('"')
+        return Written(text=text, surfaces=infer_surfaces(text, plans, adapter, intent))
+
+
+def parse_extraction(name: str, raw: str, questionnaire: Sequence[FaultType], slots: set[str]) -> Extraction:
+    """Parse an extractor's JSON reply (tolerating code fences); unusable → ``parsed=False``."""
+    m = re.search(r"\{.*\}", raw, re.DOTALL)
+    try:
+        obj = json.loads(m.group(0)) if m else None
+    except ValueError:
+        obj = None
+    if not isinstance(obj, dict) or not isinstance(obj.get("classes"), dict):
+        return Extraction(extractor=name, parsed=False, detail=raw[:200])
+    classes: dict[str, tuple[str, ...]] = {}
+    for k in DIFF_CLASSES:
+        v = obj["classes"].get(k) or []
+        if not isinstance(v, list):
+            return Extraction(extractor=name, parsed=False, detail=f"class {k} not a list")
+        items = [str(x) for x in v]
+        if k not in ("noise", "oblique", "extra"):
+            items = [x for x in items if x in slots or x == "*"]
+        classes[k] = tuple(dict.fromkeys(items))
+    wanted = [DIFF_CLASS[q] for q in questionnaire]
+    main = next((k for k in wanted if classes.get(k)), None) or next(
+        (k for k, v in classes.items() if v), None
+    )
+    target = classes[main][0] if main and classes[main] and classes[main][0] != "*" else None
+    other = obj.get("other_changes") or []
+    return Extraction(
+        extractor=name,
+        family=FAMILY_OF_CLASS[main] if main else None,  # type: ignore[index]
+        target_slot=target,
+        classes=classes,
+        other_changes=tuple(str(x) for x in other) if isinstance(other, list) else (str(other),),
+        plausible=bool(obj.get("plausible", True)),
+    )
+
+
+class LLMExtractor:
+    """Extractor backed by a language model (one questionnaire call per text)."""
+
+    def __init__(self, spec: str, client: _Completer | None = None) -> None:
+        self.name = spec
+        self.client = client or _client(spec)
+
+    def extract(
+        self,
+        text: str,
+        adapter: HostAdapter,
+        intent: Intent,
+        questionnaire: Sequence[FaultType],
+        ctx: ExtractionContext,
+    ) -> Extraction:
+        """Ask the model and parse its JSON answer."""
+        prompt = _prompt("fault_extractor.md").format(
+            requirements=_requirements(adapter, intent, with_slots=True),
+            text=text,
+            questionnaire=", ".join(q.value for q in questionnaire),
+        )
+        reply = self.client.complete([{"role": "user", "content": prompt}])
+        raw = str(getattr(reply, "text", "") or "")
+        extra_slots = {e.slot for b in ctx.extra_pool for e in b}
+        return parse_extraction(self.name, raw, questionnaire, {c.slot for c in intent.conditions} | extra_slots)
