@@ -60,7 +60,7 @@ def graph_from_seed(
             children.append(got)
             pivots += 1
     edges = []
-    kept = []
+    kept: list[Intent] = []
     for ch in children:
         cls = classify(r, ch)
         if cls is None or ch.intent_id in {k.intent_id for k in kept}:

@@ -105,7 +105,7 @@ def test_unaffordable_final_shot_can_succeed(play):
 
 
 def test_unaffordable_question_forces_final_answer(play):
-    # avoidant 8: two rejections -> 0 ... use malformed to reach 1.0, then a question (2) is unaffordable
+    # avoidant 8: a rejection (4 left), three malformed (1 left): a question (2) is unaffordable
     cfg = NO_SHIFTS
     acts = [Propose(text="a"), Malformed(), Malformed(), Malformed(), ask("color")]
     lg, eid, st = play(acts, persona_="avoidant", config=cfg)

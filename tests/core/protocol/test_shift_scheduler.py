@@ -8,7 +8,7 @@ import pytest
 from protohelp import ask, buy, persona, search
 
 from core.agents.base import Propose
-from core.envs.mock import load_mock_world, mock_graph, mock_sample
+from core.envs.mock import mock_graph, mock_sample
 from core.model.config import BenchmarkProtocol, ProtocolConfig
 from core.model.events import EpisodeStarted, ProposalJudged, ShiftEdge, ShiftFired, StaleCheck
 from core.model.sample import FaultType
@@ -81,11 +81,12 @@ def test_environment_actions_never_fire_and_proposals_flush_first(play):
 
 def test_proposals_judged_against_moved_goal_and_stale_answers():
     """Buying a root answer is accepted exactly when it is valid for the shifted node."""
-    from core import episode
-    from core.eventlog import InMemoryEventLog
     from protohelp import ListAgent
 
-    world, graph = load_mock_world(), mock_graph()
+    from core import episode
+    from core.eventlog import InMemoryEventLog
+
+    graph = mock_graph()
     seen_moved_rejected = seen_unmoved_accepted = False
     p = persona("rational", suggestibility=0.0)
     for seed in range(40):
@@ -114,7 +115,7 @@ def test_proposals_judged_against_moved_goal_and_stale_answers():
 
 
 def test_stale_check_on_final_shot(play):
-    world, graph = load_mock_world(), mock_graph()
+    graph = mock_graph()
     p = persona("spontaneous", suggestibility=0.0)
     found = 0
     for seed in range(12):
@@ -204,7 +205,7 @@ def test_suggestibility_zero_never_triggers(play):
 
 def test_trigger_fires_now_within_matched_categories_never_pivot(play):
     p = persona("intuitive", suggestibility=1.0)
-    world, graph = load_mock_world(), mock_graph()
+    graph = mock_graph()
     for seed in range(20):
         lg, eid, _ = play([ask("size", "Which size do you wear?")], persona_=p, seed=seed)
         (sf,) = [e for e in fired(lg, eid) if e.turn == 1]

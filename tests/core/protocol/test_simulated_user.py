@@ -100,8 +100,9 @@ def test_unmatched_question_confusion_and_context_facts(play, world):
         edges=g.edges,
     )
     assert isinstance(root, Intent)
-    from core.eventlog import InMemoryEventLog
     from protohelp import ListAgent
+
+    from core.eventlog import InMemoryEventLog
 
     lg = InMemoryEventLog()
     eid = episode.start(
