@@ -96,7 +96,8 @@ def test_a0_asks_at_most_once_before_first_proposal() -> None:
 
 def test_a1_memory_block_is_carried_across_turns() -> None:
     replies = [
-        'Action: Operation\n```\nsearch[shirt]\n```\nMEMORY: {"known": {"colour": "teal"}, "changed": []}',
+        "Action: Operation\n```\nsearch[shirt]\n```\n"
+        'MEMORY: {"known": {"colour": "teal"}, "changed": []}',
         "Action: Answer\nFinal Answer: done",
     ]
     llm = ScriptedLLM(replies, cycle=True)

@@ -44,7 +44,8 @@ VALID = [
     ),
     (
         "tau2",
-        'Action: Operation\n```\ncancel_pending_order(order_id="#W1", reason="no longer needed")\n```',
+        "Action: Operation\n```\n"
+        'cancel_pending_order(order_id="#W1", reason="no longer needed")\n```',
         "env",
         EnvAction(
             tool="cancel_pending_order", args={"order_id": "#W1", "reason": "no longer needed"}
@@ -151,7 +152,8 @@ MALFORMED = [
     ("tau2", "Action: Operation\n```\nget_order_details(order_id=foo)\n```", "not a literal"),
     (
         "tau2",
-        'Action: Operation\n```\nget_order_details(order_id="a")\nget_order_details(order_id="b")\n```',
+        "Action: Operation\n```\n"
+        'get_order_details(order_id="a")\nget_order_details(order_id="b")\n```',
         "more than one operation",
     ),
     (
