@@ -30,9 +30,7 @@ THREE_RATERS = pd.DataFrame(
 
 def test_cohen_kappa_matches_hand_computation() -> None:
     # po = 4/6, pe = 0.5·0.5 + 0.5·0.5 = 0.5  →  κ = (2/3 − 1/2) / (1/2) = 1/3
-    table = pd.DataFrame(
-        {"a": ["p", "p", "q", "q", "p", "q"], "b": ["p", "q", "q", "q", "p", "p"]}
-    )
+    table = pd.DataFrame({"a": ["p", "p", "q", "q", "p", "q"], "b": ["p", "q", "q", "q", "p", "p"]})
     pairs = cohen_pairs(table)
     row = pairs.iloc[0]
     assert (row["annotator_a"], row["annotator_b"], row["n_units"]) == ("a", "b", 6)

@@ -125,7 +125,7 @@ def test_nobody_is_assigned_to_label_an_episode_they_played(store, make_episode)
 def test_play_study_assigns_sample_condition_items(store) -> None:
     store.conn.execute(
         "INSERT INTO samples VALUES ('smp1','webshop','g','vagueness_subjectivity',1,'test','t',"
-        "'{\"query\": \"shoes please\"}')"
+        '\'{"query": "shoes please"}\')'
     )
     spec = {
         "name": "play",
@@ -139,7 +139,10 @@ def test_play_study_assigns_sample_condition_items(store) -> None:
     }
     create_study(store, spec)
     assign_study(store, "play", ["p1", "p2"])
-    items = [*annotator_queue(store, "play", "p1").items, *annotator_queue(store, "play", "p2").items]
+    items = [
+        *annotator_queue(store, "play", "p1").items,
+        *annotator_queue(store, "play", "p2").items,
+    ]
     assert sorted(i.condition.persona_id for i in items if i.condition) == ["dependent", "rational"]
     assert {i.role for i in items} == {"play_user"}
     assert items[0].condition is not None and "meter" in items[0].condition.label
@@ -151,7 +154,9 @@ def test_create_study_validates(store) -> None:
     assert "study spec" in str(exc.value)
     with pytest.raises(NotFoundError):
         create_study(store, StudySpec(name="ghost", episodes=("nope",), label_kinds=("realism",)))
-    create_study(store, StudySpec(name="dup", episodes=("x",), label_kinds=("realism",)), check=False)
+    create_study(
+        store, StudySpec(name="dup", episodes=("x",), label_kinds=("realism",)), check=False
+    )
     with pytest.raises(ConfigError):
         create_study(
             store, StudySpec(name="dup", episodes=("x",), label_kinds=("realism",)), check=False

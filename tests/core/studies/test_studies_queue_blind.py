@@ -109,7 +109,9 @@ def test_unblinded_view_shows_identity_and_others_but_not_the_answer(store, make
 
 def test_label_validation_and_guards(store, make_episode) -> None:
     study, eps = _study(store, make_episode, blind=True)
-    item = next(i for i in annotator_queue(store, study, "ann1").items if i.target_kind == "episode")
+    item = next(
+        i for i in annotator_queue(store, study, "ann1").items if i.target_kind == "episode"
+    )
     aid = item.assignment_id
     with pytest.raises(ConfigError, match="persona_id"):
         label_item(store, aid, "persona_id", "grumpy")
@@ -136,7 +138,9 @@ def test_label_validation_and_guards(store, make_episode) -> None:
 
 def test_relabel_keeps_history_and_latest_wins(store, make_episode) -> None:
     study, eps = _study(store, make_episode, blind=True)
-    item = next(i for i in annotator_queue(store, study, "ann1").items if i.target_kind == "episode")
+    item = next(
+        i for i in annotator_queue(store, study, "ann1").items if i.target_kind == "episode"
+    )
     label_item(store, item.assignment_id, "realism", 2)
     label_item(store, item.assignment_id, "realism", 5)
     assert [r.value for r in list_labels(store, label_kind="realism")] == [2, 5]
