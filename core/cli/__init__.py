@@ -12,11 +12,11 @@ import sys
 from collections.abc import Sequence
 
 from core import __version__
-from core.cli import cmd_data, cmd_env, cmd_setup
+from core.cli import cmd_data, cmd_env, cmd_run, cmd_setup
 from core.cli._common import EXIT_USAGE, fail
 from core.errors import DriftBenchError
 
-_MODULES = (cmd_setup, cmd_data, cmd_env)
+_MODULES = (cmd_setup, cmd_data, cmd_env, cmd_run)
 
 
 def build_parser() -> argparse.ArgumentParser:
