@@ -108,6 +108,10 @@ class SearchIndex:
         hits = self._cached(query, k) if cache else self._search_uncached(query, k)
         return list(hits)
 
+    def clear_cache(self) -> None:
+        """Forget cached query results (benchmarks measure cold searches)."""
+        self._cached.cache_clear()
+
     def warm(self) -> None:
         """Build the index now (otherwise it is built by the first search)."""
         with self._lock:
