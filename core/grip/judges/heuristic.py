@@ -1,11 +1,11 @@
 """The offline heuristic judge: a classifier over features of the user turns.
 
 Features describe *manner*, not content: message length, disclosures per answer, volunteered
-facts, declines, rejection hints, hedges, politeness, punctuation. A random forest (scikit-learn,
-fixed ``random_state``) is trained on labelled simulated episodes and judges held-out ones. In a
-report every episode is judged by a model that never saw it (cross-fitting over folds grouped by
-sample), so the recorded accuracy is a held-out accuracy. Its judgments are labelled
-``heuristic``.
+facts, declines, rejection hints, hedges, politeness, punctuation. An extra-trees forest
+(scikit-learn, fixed ``random_state``) is trained on labelled simulated episodes and judges
+held-out ones. In a report every episode is judged by a model that never saw it
+(cross-fitting over folds grouped by sample), so the recorded accuracy is a held-out
+accuracy. Its judgments are labelled ``heuristic``.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ HEDGES = (
     "i don't know",
     "whatever",
 )
-POLITE = ("please", "thank", "thanks", "sorry")
+POLITE = ("please", "thank", "sorry")
 FEATURE_NAMES: tuple[str, ...] = (
     "n_turns",
     "mean_words",
@@ -98,16 +98,16 @@ class HeuristicJudge:
     """A trained feature classifier acting as a judge.
 
     Args:
-        n_estimators: Trees of the random forest.
+        n_estimators: Trees of the forest.
         seed: ``random_state`` of the forest.
     """
 
     name = HEURISTIC_NAME
 
-    def __init__(self, *, n_estimators: int = 200, seed: int = 0) -> None:
-        from sklearn.ensemble import RandomForestClassifier
+    def __init__(self, *, n_estimators: int = 100, seed: int = 0) -> None:
+        from sklearn.ensemble import ExtraTreesClassifier
 
-        self.model: Any = RandomForestClassifier(
+        self.model: Any = ExtraTreesClassifier(
             n_estimators=n_estimators, random_state=seed, min_samples_leaf=2, n_jobs=1
         )
         self.fitted = False

@@ -31,7 +31,6 @@ from core.grip import (
 )
 from core.grip.record import RECORD_COLUMNS
 from core.store import Store
-
 from tests.core.grip.grip_archetypes import ARCHETYPES, POOLED
 from tests.core.grip.grip_builders import EpisodeBuilder
 
@@ -178,8 +177,16 @@ def _cli(store: Store, *argv: str, capsys: pytest.CaptureFixture[str]) -> str:
 def test_cli_formats(store: Store, capsys: pytest.CaptureFixture[str]) -> None:
     _fill(store)
     out = json.loads(
-        _cli(store, "grip", "r1", "--by", "benchmark,method,persona", "--format", "json",
-             capsys=capsys)
+        _cli(
+            store,
+            "grip",
+            "r1",
+            "--by",
+            "benchmark,method,persona",
+            "--format",
+            "json",
+            capsys=capsys,
+        )
     )
     assert out["grip_version"] == "grip-1"
     cell = out["cells"][0]
