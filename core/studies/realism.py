@@ -210,15 +210,14 @@ def realism_report(
                     None if hit.empty or pd.isna(hit[col].iloc[0]) else float(hit[col].iloc[0])
                 )
             side.append(row)
+    cats = sorted({*personas, *preds["human"], *preds["simulator"]}) or None
     return {
         "identification": identification,
         "consistency": consistency_df,
         "behaviour": behaviour,
         "side_by_side": pd.DataFrame(side, columns=["persona", "metric", "human", "simulator"]),
-        "confusion_human": confusion_from(truths["human"], preds["human"], personas or None),
-        "confusion_simulator": confusion_from(
-            truths["simulator"], preds["simulator"], personas or None
-        ),
+        "confusion_human": confusion_from(truths["human"], preds["human"], cats),
+        "confusion_simulator": confusion_from(truths["simulator"], preds["simulator"], cats),
     }
 
 

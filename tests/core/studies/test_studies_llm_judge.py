@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.fakes.openai_server import Fault
-
 from core.llm import make_client
 from core.studies.sessions import (
     LLMSessionJudge,
@@ -18,6 +16,7 @@ from core.studies.sessions import (
     run_sessions_report,
     write_sessions_jsonl,
 )
+from tests.fakes.openai_server import Fault
 
 SESSION = SessionRecord.model_validate(
     {
