@@ -154,9 +154,12 @@ class QueueItem(Strict):
 
     assignment_id: int
     position: int
+    ref: str = Field(description="Neutral reference to show ('#3'); never an id.")
     role: StudyRole
     target_kind: TargetKind
-    target_id: str
+    target_id: str | None = Field(
+        default=None, description="The raw target id; None in blind studies unless revealed."
+    )
     condition: StudyCondition | None = None
     status: AssignmentStatus
     labels_required: tuple[LabelKind, ...] = ()

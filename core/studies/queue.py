@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from core.errors import ConfigError, NotFoundError, ProtocolError
@@ -38,13 +37,17 @@ def _required(spec: StudySpec, role: str, target_kind: str) -> tuple[Any, ...]:
     return required_kinds(spec.label_kinds, target_kind) if role == "label" else ()
 
 
-def annotator_queue(store: Store, study: str, annotator: str) -> AnnotatorQueue:
+def annotator_queue(
+    store: Store, study: str, annotator: str, *, reveal_ids: bool | None = None
+) -> AnnotatorQueue:
     """Return an annotator's queue in one study, with per-item label progress.
 
     Args:
         store: The open store.
         study: Study id or name.
         annotator: Annotator id.
+        reveal_ids: Include raw target ids (episode / session ids). Default: only when the
+            study is not blind (researcher tools pass True).
 
     Returns:
         The queue (items in order; ``next_item`` is the first pending one).
@@ -63,6 +66,7 @@ def annotator_queue(store: Store, study: str, annotator: str) -> AnnotatorQueue:
         (st.study_id, annotator),
     ):
         done_kinds.setdefault((kind, tid), set()).add(lk)
+    reveal = (not st.spec.blind) if reveal_ids is None else reveal_ids
     items = []
     for aid, pos, role, kind, tid, cond, status in rows:
         req = _required(st.spec, role, kind)
@@ -71,9 +75,10 @@ def annotator_queue(store: Store, study: str, annotator: str) -> AnnotatorQueue:
             QueueItem(
                 assignment_id=aid,
                 position=pos,
+                ref=f"#{pos + 1}",
                 role=role,
                 target_kind=kind,
-                target_id=tid,
+                target_id=tid if reveal else None,
                 condition=condition_of(cond),
                 status=status,
                 labels_required=req,
@@ -90,12 +95,14 @@ def annotator_queue(store: Store, study: str, annotator: str) -> AnnotatorQueue:
     )
 
 
-def open_next(store: Store, study: str, annotator: str) -> QueueItem | None:
+def open_next(
+    store: Store, study: str, annotator: str, *, reveal_ids: bool | None = None
+) -> QueueItem | None:
     """Return the annotator's next pending item and stamp when it was first opened.
 
     The stamp (``opened_at``) feeds time-per-item statistics; re-opening keeps the first one.
     """
-    queue = annotator_queue(store, study, annotator)
+    queue = annotator_queue(store, study, annotator, reveal_ids=reveal_ids)
     item = queue.next_item
     if item is not None:
         with store.transaction() as conn:
@@ -206,8 +213,3 @@ def study_progress(store: Store, study: str) -> list[dict[str, Any]]:
             }
         )
     return out
-
-
-def queue_json(queue: AnnotatorQueue) -> str:
-    """Serialise a queue (for exports and debugging)."""
-    return json.dumps(queue.model_dump(mode="json"))

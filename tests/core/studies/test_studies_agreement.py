@@ -94,7 +94,7 @@ def test_study_agreement_report_end_to_end(store, make_episode) -> None:
     values = THREE_RATERS.rename(index=dict(zip(THREE_RATERS.index, eps, strict=True)))
     cat = {"x": "vagueness_subjectivity", "y": "none"}
     for r in ("r1", "r2", "r3"):
-        for item in annotator_queue(store, "agree", r).items:
+        for item in annotator_queue(store, "agree", r, reveal_ids=True).items:
             if item.target_id == "played":
                 continue
             v = cat[values.loc[item.target_id, r]]

@@ -87,7 +87,7 @@ def test_assign_study_overlap_balance_and_extension(store, make_episode) -> None
     assert sum(counts.values()) == 18 and set(counts.values()) == {6}
     holders: Counter[str] = Counter()
     for a in ("ann1", "ann2", "ann3"):
-        q = annotator_queue(store, "s1", a)
+        q = annotator_queue(store, "s1", a, reveal_ids=True)
         assert len({i.target_id for i in q.items}) == q.total
         holders.update(i.target_id for i in q.items)
     assert all(holders[e] == 2 for e in eps)
@@ -98,7 +98,7 @@ def test_assign_study_overlap_balance_and_extension(store, make_episode) -> None
     assert added["ann4"] >= max(added[a] for a in ("ann1", "ann2", "ann3"))
     holders2: Counter[str] = Counter()
     for a in ("ann1", "ann2", "ann3", "ann4"):
-        holders2.update(i.target_id for i in annotator_queue(store, "s1", a).items)
+        holders2.update(i.target_id for i in annotator_queue(store, "s1", a, reveal_ids=True).items)
     assert all(holders2[e] == 3 for e in eps)
 
 
@@ -117,8 +117,8 @@ def test_nobody_is_assigned_to_label_an_episode_they_played(store, make_episode)
         ),
     )
     assign_study(store, "s2", ["alice", "bob", "carol"])
-    assert annotator_queue(store, "s2", "alice").total == 0
-    bob = {i.target_id for i in annotator_queue(store, "s2", "bob").items}
+    assert annotator_queue(store, "s2", "alice", reveal_ids=True).total == 0
+    bob = {i.target_id for i in annotator_queue(store, "s2", "bob", reveal_ids=True).items}
     assert set(eps) | {pair_id(eps[0], eps[1])} == bob
 
 
@@ -140,8 +140,8 @@ def test_play_study_assigns_sample_condition_items(store) -> None:
     create_study(store, spec)
     assign_study(store, "play", ["p1", "p2"])
     items = [
-        *annotator_queue(store, "play", "p1").items,
-        *annotator_queue(store, "play", "p2").items,
+        *annotator_queue(store, "play", "p1", reveal_ids=True).items,
+        *annotator_queue(store, "play", "p2", reveal_ids=True).items,
     ]
     assert sorted(i.condition.persona_id for i in items if i.condition) == ["dependent", "rational"]
     assert {i.role for i in items} == {"play_user"}

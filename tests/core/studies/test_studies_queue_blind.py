@@ -71,6 +71,7 @@ def test_blind_view_hides_identity_method_persona_and_other_labels(store, make_e
         if it.target_kind == "episode":
             label_item(store, it.assignment_id, "persona_id", "rational")
     q1 = annotator_queue(store, study, "ann1")
+    assert all(i.target_id is None and i.ref.startswith("#") for i in q1.items)
     ep_item = next(i for i in q1.items if i.target_kind == "episode")
     view = item_view(store, ep_item.assignment_id)
     text = view.model_dump_json(exclude={"choices"})

@@ -136,7 +136,7 @@ def test_realism_from_store_with_human_labels(store, make_episode) -> None:
     )
     assign_study(store, "realism", ["player1", "j1", "j2"])
     for ann in ("player1", "j1", "j2"):
-        for item in annotator_queue(store, "realism", ann).items:
+        for item in annotator_queue(store, "realism", ann, reveal_ids=True).items:
             if item.target_kind == "episode":
                 label_item(store, item.assignment_id, "persona_id", "dependent")
             else:

@@ -292,7 +292,7 @@ def test_human_judges_through_the_queue(store, tmp_path) -> None:
     )
     assign_study(store, "prod", ["h1", "h2", "h3"])
     for ann in ("h1", "h2", "h3"):
-        for item in annotator_queue(store, "prod", ann).items:
+        for item in annotator_queue(store, "prod", ann, reveal_ids=True).items:
             flagged = item.target_id in ids[:3]
             label_item(
                 store,
@@ -302,7 +302,10 @@ def test_human_judges_through_the_queue(store, tmp_path) -> None:
             )
             label_item(store, item.assignment_id, "shift_type", "none")
             label_item(store, item.assignment_id, "intents", ["buy something"])
-        assert annotator_queue(store, "prod", ann).done == annotator_queue(store, "prod", ann).total
+        assert (
+            annotator_queue(store, "prod", ann, reveal_ids=True).done
+            == annotator_queue(store, "prod", ann, reveal_ids=True).total
+        )
     rep = run_sessions_report(store, study="prod")
     assert rep.counts == {"misaligned": 3, "clean": 3, "contested": 0, "unjudged": 0}
     assert all(j.startswith("human:") for j in rep.judges) and not rep.heuristic
