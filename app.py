@@ -12,6 +12,7 @@ st.set_page_config(page_title="Drift-Bench++ Studio", page_icon="🧭", layout="
 # id -> (file, title, icon, section). Explicit entries only: no automatic page discovery.
 PAGES: dict[str, tuple[str, str, str, str]] = {
     "home": ("pages/home.py", "Home", "🏠", "Studio"),
+    "watch": ("pages/watch.py", "Watch live", "📡", "Research"),
     "inspect": ("pages/inspect.py", "Inspect", "🔍", "Research"),
     "data": ("pages/data.py", "Data", "🗄️", "Admin"),
 }

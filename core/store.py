@@ -598,6 +598,20 @@ class Store:
             out.append(d)
         return out
 
+    def episode_status(self, episode_id: str) -> tuple[str, str | None] | None:
+        """Return ``(status, outcome)`` of an episode, or None when it does not exist."""
+        row = self.conn.execute(
+            "SELECT status, outcome FROM episodes WHERE episode_id=?", (episode_id,)
+        ).fetchone()
+        return (str(row[0]), row[1]) if row else None
+
+    def count_events(self, episode_id: str) -> int:
+        """Return how many events an episode has (cheap; no bodies are read)."""
+        row = self.conn.execute(
+            "SELECT n_events FROM episodes WHERE episode_id=?", (episode_id,)
+        ).fetchone()
+        return int(row[0]) if row else 0
+
     def episode_exists(self, episode_id: str) -> bool:
         """Return whether an episode row exists."""
         row = self.conn.execute(

@@ -1,0 +1,108 @@
+"""Watch live: start simulated episodes in a background worker and follow them as they happen."""
+
+from __future__ import annotations
+
+import random
+
+import streamlit as st
+
+from core import live
+from core.agents.methods import LADDER
+from core.inspector import hidden_truth
+from core.protocol.personas import load_personas
+from core.timeline import timeline_points, turn_records
+from pages.common.store import get_store
+from pages.common.ui import guarded
+from pages.common.widgets import patience_meter, timeline_figure
+
+store = get_store()
+st.title("Watch live")
+st.caption(
+    "Episodes run in a background worker that writes every event to the store; this page "
+    "polls the store. Symbolic agents and the template voice are offline approximations."
+)
+
+samples = store.sample_rows()
+if not samples:
+    st.info("No samples in the store yet: load the bundled data on the Home page first.")
+    st.stop()
+
+watched: list[str] = st.session_state.setdefault("watch_ids", [])
+benchmarks = sorted({r["benchmark"] for r in samples})
+with st.form("watch-start"):
+    c = st.columns(5)
+    benchmark = c[0].selectbox("Benchmark", benchmarks, key="watch-benchmark")
+    persona = c[1].selectbox("Persona", ["(all five)", *load_personas()], key="watch-persona")
+    method = c[2].selectbox(
+        "Method", [m for m in LADDER if m != "ORACLE"], index=3, key="watch-method"
+    )
+    seed = c[3].number_input("Seed", 0, 10_000, 0, key="watch-seed")
+    pace = c[4].slider("Seconds per action", 0.0, 2.0, 0.6, 0.1, key="watch-pace")
+    start = st.form_submit_button("Start", type="primary")
+if start:
+    pool = [r["sample_id"] for r in samples if r["benchmark"] == benchmark]
+    sample_id = random.Random(int(seed)).choice(pool)
+    personas = list(load_personas()) if persona == "(all five)" else [persona]
+    for p in personas:
+        eid = guarded(live.start_watched, store, sample_id, p, method, int(seed))
+        if eid:
+            live.spawn_driver(store.path, eid, pace_s=float(pace))
+            watched.insert(0, eid)
+    del watched[12:]
+
+if not watched:
+    st.info("Start an episode above; it will appear here and update live.")
+    st.stop()
+
+if st.button("Clear watched episodes", key="watch-clear"):
+    watched.clear()
+    st.rerun()
+
+
+def _ended(eid: str) -> bool:
+    status = store.episode_status(eid)
+    return status is not None and status[0] == "ended"
+
+
+@st.fragment(run_every=1.0 if not all(_ended(e) for e in watched) else None)
+def cards() -> None:
+    """Re-render every watched episode from the store."""
+    for eid in list(watched):
+        events = store.events(eid)
+        header = store.header(eid)
+        truth = hidden_truth(events)
+        records = turn_records(events)
+        last = records[-1]
+        with st.container(border=True):
+            done = events[-1].kind == "episode_ended"
+            status = getattr(events[-1], "outcome", "running") if done else "running"
+            st.markdown(
+                f"**{eid}** · {header.benchmark} · {header.method} · {header.persona_id} · "
+                f"**{status}**"
+            )
+            left, right = st.columns([2, 3])
+            with left:
+                now = last.patience_after if last.patience_after is not None else truth.budget
+                patience_meter(now, truth.budget)
+                charges = [c for r in records for c in r.charges]
+                if charges:
+                    st.caption(
+                        "charges: "
+                        + ", ".join(f"−{c['cost']:g} {c['reason']}" for c in charges[-6:])
+                    )
+                for r in records[-3:]:
+                    if r.action_text:
+                        st.text(f"[{r.turn}] agent: {r.action_text[:160]}")
+                    if r.reply_text:
+                        st.text(f"[{r.turn}] user: {r.reply_text[:160]}")
+                    for note in r.notes[-1:]:
+                        st.caption(note)
+            with right:
+                st.plotly_chart(
+                    timeline_figure(timeline_points(events), budget=truth.budget),
+                    key=f"watch-timeline-{eid}",
+                )
+            st.markdown(f"[Inspect turn by turn](/inspect?episode={eid})")
+
+
+cards()
