@@ -86,12 +86,12 @@ def _gt(raw: Any, file: Path, path: str) -> GroundTruth | None:
 
 
 def _benchmark_of_graph(g: dict[str, Any], file: Path) -> str:
-    adapter = _need(g, "adapter", str, file, "")
-    return adapter
+    return str(_need(g, "adapter", str, file, ""))
 
 
 def _env_of_graph(g: dict[str, Any], bench: str) -> str:
-    spec = g.get("env_spec") if isinstance(g.get("env_spec"), dict) else {}
+    raw = g.get("env_spec")
+    spec: dict[str, Any] = raw if isinstance(raw, dict) else {}
     if bench == "webshop":
         return str(spec.get("cluster") or g.get("env_id") or "webshop")
     if bench.startswith("tau2_"):
@@ -165,7 +165,8 @@ def convert_graph(g: Any, file: Path) -> tuple[IntentGraph, dict[str, str]]:
                 gt_moved=bool(e.get("gt_moved", True)),
             )
         )
-    cfg_raw = g.get("config") if isinstance(g.get("config"), dict) else {}
+    cfg_any = g.get("config")
+    cfg_raw: dict[str, Any] = cfg_any if isinstance(cfg_any, dict) else {}
     config: dict[str, str | int | float | bool] = {
         k: v for k, v in sorted(cfg_raw.items()) if isinstance(v, (str, int, float, bool))
     }
@@ -203,7 +204,8 @@ def convert_mask(
     """Turn a release mask into (entries, canonical hidden slots, literal readings)."""
     if not isinstance(mask, dict):
         raise ConfigError("expected an object", file=file, field=path)
-    assigned = mask.get("assigned_slots") if isinstance(mask.get("assigned_slots"), dict) else {}
+    assigned_any = mask.get("assigned_slots")
+    assigned: dict[str, Any] = assigned_any if isinstance(assigned_any, dict) else {}
     by_slot_fault = {str(v): _fault(k, file, f"{path}.assigned_slots") for k, v in assigned.items()}
 
     def fault_for(slot: str, kind: str) -> FaultType:
@@ -262,7 +264,7 @@ def convert_mask(
                 surface=surface,
             )
         )
-    for i, e in enumerate(mask.get("extras") or []):
+    for e in mask.get("extras") or []:
         cond = e.get("condition") if isinstance(e, dict) else None
         slot = str(cond[0]) if isinstance(cond, list) and cond else "*"
         val = cond[2] if isinstance(cond, list) and len(cond) > 2 else None
@@ -292,7 +294,8 @@ def convert_mask(
 
 
 def _verifier(entry: dict[str, Any], mask: dict[str, Any]) -> VerifierRecord:
-    sig = entry.get("signature") if isinstance(entry.get("signature"), dict) else {}
+    sig_any = entry.get("signature")
+    sig: dict[str, Any] = sig_any if isinstance(sig_any, dict) else {}
     attempts = entry.get("attempts") or entry.get("render_attempts") or mask.get("attempt") or 1
     return VerifierRecord(
         passed=True,

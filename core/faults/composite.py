@@ -99,7 +99,7 @@ def assign_slots(
         t: candidate_plans(
             adapter, intent, gt, t, random.Random(rng.random()), waive_min_retained=True
         )
-        for t in set(draw)
+        for t in sorted(set(draw), key=lambda t: t.value)
     }
     order = sorted(range(len(draw)), key=lambda i: (len(cands[draw[i]]), draw[i].value, i))
     out: list[tuple[FaultPlan, ...]] = []

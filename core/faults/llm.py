@@ -82,7 +82,10 @@ def plan_instructions(adapter: HostAdapter, intent: Intent, plan: FaultPlan) -> 
     if kind == "marked":
         return f"- Refer to the {label} only as '{plan.surface}', never its exact value."
     if kind == "ambiguous" and plan.sub_kind == "polysemous":
-        return f"- Refer to the {label} only with the word '{plan.surface}' (it could also mean '{other}')."
+        return (
+            f"- Refer to the {label} only with the word '{plan.surface}' "
+            f"(it could also mean '{other}')."
+        )
     if kind == "ambiguous":
         return f"- Put '{true_phrase}' at the very end, where it could attach to something else."
     if kind == "extra":
@@ -104,7 +107,9 @@ def _requirements(adapter: HostAdapter, intent: Intent, with_slots: bool) -> str
     return "\n".join(lines)
 
 
-def infer_surfaces(text: str, plans: Sequence[FaultPlan], adapter: HostAdapter, intent: Intent) -> dict[int, str]:
+def infer_surfaces(
+    text: str, plans: Sequence[FaultPlan], adapter: HostAdapter, intent: Intent
+) -> dict[int, str]:
     """Locate each component's words in a free-form text (for string checks)."""
     sentences = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
     atoms = [a for c in intent.conditions for a in adapter.atoms(c)]
@@ -158,7 +163,9 @@ class LLMWriter:
         return Written(text=text, surfaces=infer_surfaces(text, plans, adapter, intent))
 
 
-def parse_extraction(name: str, raw: str, questionnaire: Sequence[FaultType], slots: set[str]) -> Extraction:
+def parse_extraction(
+    name: str, raw: str, questionnaire: Sequence[FaultType], slots: set[str]
+) -> Extraction:
     """Parse an extractor's JSON reply (tolerating code fences); unusable → ``parsed=False``."""
     m = re.search(r"\{.*\}", raw, re.DOTALL)
     try:
@@ -176,8 +183,8 @@ def parse_extraction(name: str, raw: str, questionnaire: Sequence[FaultType], sl
         if k not in ("noise", "oblique", "extra"):
             items = [x for x in items if x in slots or x == "*"]
         classes[k] = tuple(dict.fromkeys(items))
-    wanted = [DIFF_CLASS[q] for q in questionnaire]
-    main = next((k for k in wanted if classes.get(k)), None) or next(
+    wanted: list[str] = [DIFF_CLASS[q] for q in questionnaire]
+    main: str | None = next((k for k in wanted if classes.get(k)), None) or next(
         (k for k, v in classes.items() if v), None
     )
     target = classes[main][0] if main and classes[main] and classes[main][0] != "*" else None
@@ -216,4 +223,6 @@ class LLMExtractor:
         reply = self.client.complete([{"role": "user", "content": prompt}])
         raw = str(getattr(reply, "text", "") or "")
         extra_slots = {e.slot for b in ctx.extra_pool for e in b}
-        return parse_extraction(self.name, raw, questionnaire, {c.slot for c in intent.conditions} | extra_slots)
+        return parse_extraction(
+            self.name, raw, questionnaire, {c.slot for c in intent.conditions} | extra_slots
+        )

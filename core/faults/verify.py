@@ -137,7 +137,9 @@ def check_strings(
         stated = (
             [
                 a
-                for a in adapter.atoms(smap[p.target].model_copy(update={"value": p.stated_value}))
+                for a in adapter.atoms(
+                    smap[str(p.target)].model_copy(update={"value": p.stated_value})
+                )
                 if a.lower() not in true_atoms
             ]
             if p.stated_value is not None

@@ -68,7 +68,7 @@ class WebShopAdapter(HostAdapter):
             if p is not None:
                 counts.update({str(x).lower() for x in p.attributes})
         have = {str(c.value).lower() for c in intent.conditions if c.slot.startswith("attr:")}
-        out = [
+        out: list[tuple[Condition, ...]] = [
             (Condition(slot=f"attr:{a}", op="=", value=a),)
             for a, n in sorted(counts.items())
             if 0 < n < len(asins) and a not in have

@@ -45,17 +45,26 @@ def test_substituted_accepts_moving_value_rejects_equivalent(shop) -> None:  # t
 
 def test_presupposed_follows_move_rule(shop) -> None:  # type: ignore[no-untyped-def]
     a, root = shop
-    assert _ok(a, root, FaultPlan(fault=F.FALSE_PRESUPPOSITION, target="option:color", stated_value="navy"))
-    assert not _ok(a, root, FaultPlan(fault=F.FALSE_PRESUPPOSITION, target="price_upper", stated_value=32))
+    assert _ok(
+        a, root, FaultPlan(fault=F.FALSE_PRESUPPOSITION, target="option:color", stated_value="navy")
+    )
+    assert not _ok(
+        a, root, FaultPlan(fault=F.FALSE_PRESUPPOSITION, target="price_upper", stated_value=32)
+    )
 
 
 def test_extra_must_shrink(shop) -> None:  # type: ignore[no-untyped-def]
     a, root = shop
-    shrink = FaultPlan(fault=F.IRRELEVANT_INFORMATION, extra=(Condition(slot="attr:machine wash", value="machine wash"),))
+    shrink = FaultPlan(
+        fault=F.IRRELEVANT_INFORMATION,
+        extra=(Condition(slot="attr:machine wash", value="machine wash"),),
+    )
     r = admit_component(a, root, root.ground_truth, shrink)
     assert r.ok and r.signature["relations"] == ["subset"]
     # every current answer is already long sleeve: adding it again cannot shrink
-    noop = FaultPlan(fault=F.IRRELEVANT_INFORMATION, extra=(Condition(slot="attr:cotton", value="cotton"),))
+    noop = FaultPlan(
+        fault=F.IRRELEVANT_INFORMATION, extra=(Condition(slot="attr:cotton", value="cotton"),)
+    )
     assert not _ok(a, root, noop)
 
 
@@ -71,7 +80,13 @@ def test_withheld_and_marked_must_widen(shop) -> None:  # type: ignore[no-untype
 
 def test_ambiguous_needs_two_readings_one_true(shop) -> None:  # type: ignore[no-untyped-def]
     a, root = shop
-    lexical = FaultPlan(fault=F.LEXICAL_AMBIGUITY, target="option:color", stated_value="white", surface="x", sub_kind="polysemous")
+    lexical = FaultPlan(
+        fault=F.LEXICAL_AMBIGUITY,
+        target="option:color",
+        stated_value="white",
+        surface="x",
+        sub_kind="polysemous",
+    )
     r = admit_component(a, root, root.ground_truth, lexical)
     assert r.ok and r.signature["readings"] == 2 and r.signature["relations"][0] == "equal"
     attach = FaultPlan(fault=F.SYNTACTIC_AMBIGUITY, target="option:color", sub_kind="attachment")
@@ -103,12 +118,20 @@ def test_statehash_rules_on_desk(desk) -> None:  # type: ignore[no-untyped-def]
     assert _ok(a, root, cap)
     assert not _ok(a, root, cap.model_copy(update={"drop_slots": ()}))
     # withheld order id: the literal reading cannot be executed (underdetermined) → widened
-    assert _ok(a, root, FaultPlan(fault=F.INSUFFICIENT_INFORMATION, target="arg:0:cancel_order:order_id"))
+    assert _ok(
+        a, root, FaultPlan(fault=F.INSUFFICIENT_INFORMATION, target="arg:0:cancel_order:order_id")
+    )
     # extra request from the same customer changes the state → admitted
-    extra = (Condition(slot="arg:2:change_city:user_id", value='"u1"'), Condition(slot="arg:2:change_city:city", value='"Seattle"'))
+    extra = (
+        Condition(slot="arg:2:change_city:user_id", value='"u1"'),
+        Condition(slot="arg:2:change_city:city", value='"Seattle"'),
+    )
     assert _ok(a, root, FaultPlan(fault=F.IRRELEVANT_INFORMATION, extra=extra))
     # an extra that cannot execute is rejected (not expressible)
-    bad = (Condition(slot="arg:2:change_city:user_id", value='"nobody"'), Condition(slot="arg:2:change_city:city", value='"X"'))
+    bad = (
+        Condition(slot="arg:2:change_city:user_id", value='"nobody"'),
+        Condition(slot="arg:2:change_city:city", value='"X"'),
+    )
     assert not _ok(a, root, FaultPlan(fault=F.IRRELEVANT_INFORMATION, extra=bad))
 
 

@@ -72,13 +72,24 @@ def test_extractor_disagreement_rejects() -> None:
     plan = FaultPlan(fault=F.REFERENTIAL_AMBIGUITY, target="option:color", surface="the usual")
     a = _ex("rule", marked=("option:color",))
     assert check_extractions([plan], a, a).ok
-    b = Extraction(extractor="m2", family=FaultFamily.PARAMETER, target_slot="option:color", classes={"marked": ("option:color",)})
+    b = Extraction(
+        extractor="m2",
+        family=FaultFamily.PARAMETER,
+        target_slot="option:color",
+        classes={"marked": ("option:color",)},
+    )
     r = check_extractions([plan], a, b)
     assert not r.ok and "disagree" in r.reason
 
 
 def test_ambiguity_plausibility_veto_needs_both() -> None:
-    plan = FaultPlan(fault=F.LEXICAL_AMBIGUITY, target="option:color", stated_value="x", surface="light", sub_kind="polysemous")
+    plan = FaultPlan(
+        fault=F.LEXICAL_AMBIGUITY,
+        target="option:color",
+        stated_value="x",
+        surface="light",
+        sub_kind="polysemous",
+    )
     yes = _ex("a", ambiguous=("option:color",))
     no = yes.model_copy(update={"plausible": False, "extractor": "b"})
     assert check_extractions([plan], yes, no).ok
@@ -116,7 +127,16 @@ def test_rule_extractor_recovers_every_template_fault(world, shop_graphs, desk_g
                 if p.target is not None:
                     assert e.target_slot == p.target
                 seen.add(t)
-    expected = {F.CONTEXTUAL_IRRELEVANCE, F.INDIRECT_INTENT, F.FACTUAL_ERROR, F.FALSE_PRESUPPOSITION, F.INSUFFICIENT_INFORMATION, F.IRRELEVANT_INFORMATION, F.REFERENTIAL_AMBIGUITY, F.SYNTACTIC_AMBIGUITY}
+    expected = {
+        F.CONTEXTUAL_IRRELEVANCE,
+        F.INDIRECT_INTENT,
+        F.FACTUAL_ERROR,
+        F.FALSE_PRESUPPOSITION,
+        F.INSUFFICIENT_INFORMATION,
+        F.IRRELEVANT_INFORMATION,
+        F.REFERENTIAL_AMBIGUITY,
+        F.SYNTACTIC_AMBIGUITY,
+    }
     if world == "desk":
         expected.add(F.TOOL_CAPABILITY_MISMATCH)
     assert expected <= seen
@@ -152,21 +172,78 @@ def test_rejections_are_counted_per_step(shop_graphs) -> None:  # type: ignore[n
     plan = (FaultPlan(fault=F.INSUFFICIENT_INFORMATION, target="option:color"),)
     rule = RuleExtractor()
     st = GenStats()
-    assert generate_sample(a, g, [plan], writer=_BadWriter(), extractors=(rule, rule), rng=random.Random(0), attempts=2, stats=st) is None
+    assert (
+        generate_sample(
+            a,
+            g,
+            [plan],
+            writer=_BadWriter(),
+            extractors=(rule, rule),
+            rng=random.Random(0),
+            attempts=2,
+            stats=st,
+        )
+        is None
+    )
     assert st.rejected["1"] == 2 and st.candidates == 2
     st = GenStats()
-    assert generate_sample(a, g, [plan], writer=TemplateWriter(), extractors=(rule, _Disagree()), rng=random.Random(0), attempts=1, stats=st) is None
+    assert (
+        generate_sample(
+            a,
+            g,
+            [plan],
+            writer=TemplateWriter(),
+            extractors=(rule, _Disagree()),
+            rng=random.Random(0),
+            attempts=1,
+            stats=st,
+        )
+        is None
+    )
     assert st.rejected["1"] == 1
     st = GenStats()
-    assert generate_sample(a, g, [plan], writer=_LeakyWriter(), extractors=(rule, rule), rng=random.Random(0), attempts=1, stats=st) is None
+    assert (
+        generate_sample(
+            a,
+            g,
+            [plan],
+            writer=_LeakyWriter(),
+            extractors=(rule, rule),
+            rng=random.Random(0),
+            attempts=1,
+            stats=st,
+        )
+        is None
+    )
     assert st.rejected["1"] + st.rejected["2"] == 1
     # a plan whose literal reading does not widen: passes steps 1-2, fails step 3
     flat = (FaultPlan(fault=F.INSUFFICIENT_INFORMATION, target="price_upper"),)
     st = GenStats()
-    assert generate_sample(a, g, [flat], writer=TemplateWriter(), extractors=(rule, rule), rng=random.Random(0), attempts=3, stats=st) is None
+    assert (
+        generate_sample(
+            a,
+            g,
+            [flat],
+            writer=TemplateWriter(),
+            extractors=(rule, rule),
+            rng=random.Random(0),
+            attempts=3,
+            stats=st,
+        )
+        is None
+    )
     assert st.rejected["3"] == 3 and st.rejected["1"] == 0
     st = GenStats()
-    s = generate_sample(a, g, [plan], writer=TemplateWriter(), extractors=(rule, rule), rng=random.Random(0), attempts=3, stats=st)
+    s = generate_sample(
+        a,
+        g,
+        [plan],
+        writer=TemplateWriter(),
+        extractors=(rule, rule),
+        rng=random.Random(0),
+        attempts=3,
+        stats=st,
+    )
     assert s is not None and st.samples == 1
     assert s.hidden_slots == ("option:color",) and s.verifier.passed
     assert "insufficient" not in s.sample_id and len(s.sample_id) == 16
@@ -179,7 +256,20 @@ def test_false_presupposition_slot_is_hidden(shop_graphs) -> None:  # type: igno
     g = next(g for g in graphs if g.root.source_record == "g1")
     plan = (FaultPlan(fault=F.FALSE_PRESUPPOSITION, target="option:color", stated_value="white"),)
     rule = RuleExtractor()
-    s = generate_sample(a, g, [plan], writer=TemplateWriter(), extractors=(rule, rule), rng=random.Random(0), attempts=2, stats=GenStats())
+    s = generate_sample(
+        a,
+        g,
+        [plan],
+        writer=TemplateWriter(),
+        extractors=(rule, rule),
+        rng=random.Random(0),
+        attempts=2,
+        stats=GenStats(),
+    )
     assert s is not None and "option:color" in s.hidden_slots
     entry = next(e for e in s.mask if e.slot == "option:color")
-    assert entry.kind == "presupposed" and entry.stated_value == "white" and entry.true_value == "black"
+    assert (
+        entry.kind == "presupposed"
+        and entry.stated_value == "white"
+        and entry.true_value == "black"
+    )
