@@ -12,6 +12,8 @@ st.set_page_config(page_title="Drift-Bench++ Studio", page_icon="🧭", layout="
 # id -> (file, title, icon, section). Explicit entries only: no automatic page discovery.
 PAGES: dict[str, tuple[str, str, str, str]] = {
     "home": ("pages/home.py", "Home", "🏠", "Studio"),
+    "play_user": ("pages/play_user.py", "Play as user", "🎭", "Play"),
+    "play_agent": ("pages/play_agent.py", "Play as agent", "🕹️", "Play"),
     "watch": ("pages/watch.py", "Watch live", "📡", "Research"),
     "inspect": ("pages/inspect.py", "Inspect", "🔍", "Research"),
     "data": ("pages/data.py", "Data", "🗄️", "Admin"),

@@ -1,0 +1,275 @@
+"""Widgets of the role-play pages: set-up controls, conversation, shop renderer, tool forms.
+
+UI only: every widget either renders a view model from ``core`` or returns what the person
+chose (an :class:`~core.envs.base.EnvAction`, set-up values); the pages pass that to one
+``core`` call. Text that comes from people, agents or host data is rendered inert
+(``st.text`` / ``st.code``) or escaped before it reaches markdown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from core.envs.base import EnvAction, ToolSpec
+from core.model.episode import TranscriptEntry
+from core.play import PLAY_BENCHMARKS, arg_fields, build_args, sample_choices
+from core.protocol.personas import load_personas
+from pages.common.ui import guarded
+
+RANDOM = "(random)"
+_AVATAR = {"user": "user", "agent": "assistant", "environment": "🛠️"}
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|$~])")
+
+
+def md_escape(text: str) -> str:
+    """Escape markdown (and LaTeX ``$``) so host text shows literally inside st.* markdown."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+# ------------------------------------------------------------------------------ set-up
+@dataclass(frozen=True)
+class Setup:
+    """What the person chose in the set-up controls."""
+
+    benchmark: str
+    sample_id: str | None
+    persona: str
+    seed: int
+
+
+def seed_from_query(prefix: str) -> None:
+    """Pre-fill the set-up widgets from ``?benchmark=…&sample=…&persona=…&seed=…`` once."""
+    qp = st.query_params
+    bench = qp.get("benchmark")
+    if bench in PLAY_BENCHMARKS and f"{prefix}_benchmark" not in st.session_state:
+        st.session_state[f"{prefix}_benchmark"] = bench
+        sample = qp.get("sample")
+        if sample:
+            st.session_state[f"{prefix}_sample_{bench}"] = sample
+    persona = qp.get("persona")
+    if persona and f"{prefix}_persona" not in st.session_state:
+        st.session_state[f"{prefix}_persona"] = persona
+    seed = qp.get("seed")
+    if seed and seed.isdigit() and f"{prefix}_seed" not in st.session_state:
+        st.session_state[f"{prefix}_seed"] = int(seed)
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def _sample_ids(_store: Any, store_key: str, benchmark: str) -> list[str]:
+    return [c.sample_id for c in sample_choices(_store, benchmark)]
+
+
+@st.cache_data(show_spinner=False)
+def persona_ids() -> list[str]:
+    """The ids of the bundled personas."""
+    return sorted(load_personas())
+
+
+def setup_controls(prefix: str, store: Any) -> Setup | None:
+    """Benchmark, blind sample, persona and seed pickers (None when no sample exists).
+
+    The sample picker shows opaque sample ids only (never fault types, masks or requests).
+    """
+    seed_from_query(prefix)
+    c1, c2, c3, c4 = st.columns([2, 3, 2, 1])
+    benchmark = c1.selectbox("Benchmark", PLAY_BENCHMARKS, key=f"{prefix}_benchmark")
+    ids = guarded(_sample_ids, store, str(getattr(store, "path", "")), benchmark) or []
+    if not ids:
+        st.info(f"No {benchmark} samples: load the bundled data from Home (`driftbench init`).")
+        return None
+    options = [RANDOM, *ids]
+    skey = f"{prefix}_sample_{benchmark}"
+    if st.session_state.get(skey) not in (None, *options):
+        st.session_state.pop(skey)
+    sample = c2.selectbox(
+        "Sample (opaque id)", options, key=skey, help="Random draws a sample from the seed."
+    )
+    personas = persona_ids()
+    if st.session_state.get(f"{prefix}_persona") not in (None, *personas):
+        st.session_state.pop(f"{prefix}_persona")
+    persona = c3.selectbox("Persona", personas, key=f"{prefix}_persona")
+    seed = c4.number_input("Seed", min_value=0, value=0, step=1, key=f"{prefix}_seed")
+    return Setup(
+        benchmark=benchmark,
+        sample_id=None if sample == RANDOM else str(sample),
+        persona=str(persona),
+        seed=int(seed),
+    )
+
+
+def remember_episode(state_key: str, episode_id: str | None) -> None:
+    """Keep the episode id in session state and in the URL (so a refresh resumes it)."""
+    if episode_id is None:
+        st.session_state.pop(state_key, None)
+        if "episode" in st.query_params:
+            del st.query_params["episode"]
+        return
+    st.session_state[state_key] = episode_id
+    st.query_params["episode"] = episode_id
+
+
+# ------------------------------------------------------------------------- conversation
+def conversation(
+    entries: Sequence[TranscriptEntry],
+    *,
+    notes: dict[int, list[tuple[str, str]]] | None = None,
+    observations: str = "expander",
+) -> None:
+    """Render a transcript inertly, grouped by turn, with optional notes after a turn.
+
+    Args:
+        entries: Transcript entries.
+        notes: ``turn -> [(kind, text)]`` shown after that turn (kind: success/error/warning);
+            the text is escaped.
+        observations: ``expander`` (tool results folded) or ``hidden`` (only the call shown).
+    """
+    notes = notes or {}
+    shown_notes: set[int] = set()
+    last_turn = None
+    for e in entries:
+        if last_turn is not None and e.turn != last_turn:
+            _notes(notes, last_turn, shown_notes)
+        last_turn = e.turn
+        if e.role == "environment":
+            if observations == "hidden":
+                continue
+            with st.expander(f"turn {e.turn} · environment", expanded=False):
+                st.code(e.text, language=None, wrap_lines=True)
+            continue
+        with st.chat_message(_AVATAR.get(e.role, e.role)):
+            st.caption(f"turn {e.turn} · {e.role}")
+            st.text(e.text)
+    if last_turn is not None:
+        _notes(notes, last_turn, shown_notes)
+    for turn in sorted(set(notes) - shown_notes):
+        _notes(notes, turn, shown_notes)
+
+
+def _notes(notes: dict[int, list[tuple[str, str]]], turn: int, shown: set[int]) -> None:
+    if turn in shown:
+        return
+    shown.add(turn)
+    for kind, text in notes.get(turn, []):
+        getattr(st, kind, st.info)(md_escape(text))
+
+
+# ------------------------------------------------------------------------- WebShop page
+def shop(page: Any, key: str, *, disabled: bool = False) -> EnvAction | None:
+    """Render a WebShop page view model; return the search/click the person chose, if any."""
+
+    def click(target: str) -> EnvAction:
+        return EnvAction(tool="click", args={"target": target})
+
+    chosen: EnvAction | None = None
+    if page.notice:
+        st.caption("Your last action was not valid:")
+        st.text(page.notice)
+    if page.kind == "search":
+        with st.form(f"{key}_search_form", border=False):
+            query = st.text_input("Search the shop", key=f"{key}_query", disabled=disabled)
+            if st.form_submit_button("Search", type="primary", disabled=disabled):
+                chosen = EnvAction(tool="search", args={"query": query})
+        return chosen
+    nav = st.container(horizontal=True)
+    if "back to search" in page.clickables and nav.button(
+        "Back to Search", key=f"{key}_back", disabled=disabled
+    ):
+        chosen = click("back to search")
+    if "< prev" in page.clickables and nav.button("< Prev", key=f"{key}_prev", disabled=disabled):
+        chosen = click("< prev")
+    if "next >" in page.clickables and nav.button("Next >", key=f"{key}_next", disabled=disabled):
+        chosen = click("next >")
+    if page.kind == "results" and page.results is not None:
+        r = page.results
+        st.caption(
+            f"Results for: {md_escape(r.keywords)} · page {r.page} of {r.num_pages} "
+            f"({r.total} results)"
+        )
+        if not r.items:
+            st.text("No products match your search.")
+        for row in r.items:
+            c1, c2, c3 = st.columns([2, 7, 2], vertical_alignment="center")
+            if c1.button(row.asin, key=f"{key}_item_{row.asin}", disabled=disabled):
+                chosen = click(row.asin.lower())
+            c2.text(row.title)
+            c3.text(row.price_text)
+    elif page.item is not None:
+        it = page.item
+        st.text(it.title)
+        st.caption(f"Price: {md_escape(it.price_text)} · Rating: {md_escape(it.rating)}")
+        if page.kind == "item":
+            for gi, group in enumerate(it.options):
+                st.caption(md_escape(group.name))
+                row = st.container(horizontal=True)
+                for vi, value in enumerate(group.values):
+                    if row.button(
+                        value,
+                        key=f"{key}_opt_{gi}_{vi}",
+                        type="primary" if value == group.selected else "secondary",
+                        disabled=disabled,
+                    ):
+                        chosen = click(value)
+            subs = st.container(horizontal=True)
+            for name in ("description", "features", "reviews", "attributes"):
+                if subs.button(name.capitalize(), key=f"{key}_sub_{name}", disabled=disabled):
+                    chosen = click(name)
+            if st.button("Buy Now", key=f"{key}_buy", type="primary", disabled=disabled):
+                chosen = click("buy now")
+        elif page.sub_page is not None:
+            st.caption(page.sub_page.name.capitalize())
+            for line in page.sub_page.lines or ["(nothing here)"]:
+                st.text(line)
+    elif page.kind == "done" and page.purchase is not None:
+        p = page.purchase
+        st.caption("You bought:")
+        st.text(f"{p.title}\n{p.asin} · ${p.price:.2f}")
+        if p.options:
+            st.text(", ".join(f"{k}: {v}" for k, v in p.options.items()))
+    return chosen
+
+
+# ---------------------------------------------------------------------------- tool forms
+def tool_form(tools: Sequence[ToolSpec], key: str, *, disabled: bool = False) -> EnvAction | None:
+    """A tool picker with typed fields from the tool's JSON schema; returns the call, if any."""
+    if not tools:
+        return None
+    by_name = {t.name: t for t in tools}
+    name = st.selectbox(
+        "Tool",
+        list(by_name),
+        key=f"{key}_tool",
+        format_func=lambda n: f"{n} ({by_name[n].kind})",
+        disabled=disabled,
+    )
+    tool = by_name[str(name)]
+    st.caption(md_escape(tool.description))
+    values: dict[str, Any] = {}
+    with st.form(f"{key}_form_{tool.name}"):
+        for f in arg_fields(tool):
+            k = f"{key}_arg_{tool.name}_{f.name}"
+            label = f"{f.name}{' *' if f.required else ''}"
+            helptext = f.description or None
+            if f.kind == "string":
+                values[f.name] = st.text_input(label, key=k, help=helptext)
+            elif f.kind == "integer":
+                values[f.name] = st.number_input(label, value=None, step=1, key=k, help=helptext)
+            elif f.kind == "number":
+                values[f.name] = st.number_input(label, value=None, key=k, help=helptext)
+            elif f.kind == "boolean":
+                values[f.name] = st.selectbox(label, ["", "true", "false"], key=k, help=helptext)
+            elif f.kind == "list":
+                values[f.name] = st.text_area(f"{label} (one per line)", key=k, help=helptext)
+            else:
+                values[f.name] = st.text_area(
+                    f"{label} (JSON)", key=k, help=helptext, placeholder=f.example
+                )
+        submitted = st.form_submit_button("Call tool", type="primary", disabled=disabled)
+    if not submitted:
+        return None
+    args = guarded(build_args, tool, values)
+    return None if args is None else EnvAction(tool=tool.name, args=args)
