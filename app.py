@@ -16,6 +16,9 @@ PAGES: dict[str, tuple[str, str, str, str]] = {
     "play_agent": ("pages/play_agent.py", "Play as agent", "🕹️", "Play"),
     "watch": ("pages/watch.py", "Watch live", "📡", "Research"),
     "inspect": ("pages/inspect.py", "Inspect", "🔍", "Research"),
+    "grip": ("pages/grip.py", "GRIP dashboard", "📊", "Research"),
+    "construction": ("pages/construction.py", "Construction", "🧱", "Research"),
+    "runs": ("pages/runs.py", "Runs", "🚀", "Research"),
     "data": ("pages/data.py", "Data", "🗄️", "Admin"),
 }
 

@@ -1,0 +1,368 @@
+"""Background sweeps for the studio: compose a spec, launch, watch, cancel, stop, resume.
+
+The runner (:mod:`core.runner`) does the work: :func:`core.runner.launch` starts a detached
+``python -m core.runner`` process (its own session, so its pid is also its process-group id)
+and returns its pid; progress lives in the store's ``runs`` table; cancelling is cooperative
+(``request_cancel`` sets status ``cancelling`` and the sweep stops after the episodes in
+flight); resuming runs the same spec again, skipping finished episodes.
+
+This module adds what a page needs on top of that:
+
+* a record of the worker each studio launch started (``<store dir>/jobs/<run_id>.json``: pid
+  and the process start time, so a recycled pid is never mistaken for our worker);
+* liveness of that worker (reaping it when it is our child), and reconciliation of a run whose
+  worker died without writing a final status (→ ``failed``, resumable);
+* a hard stop that terminates only that recorded worker's process group.
+
+Runs launched elsewhere (the CLI) have no job record: their worker is "unknown" and is never
+signalled.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError
+
+from core.errors import ConfigError
+from core.model.base import Strict
+from core.model.run import OFFLINE_AGENT, RunOptions, RunSpec
+from core.store import Store, utcnow
+
+ACTIVE = frozenset({"pending", "running", "cancelling"})
+"""Run statuses during which a worker should be alive."""
+
+Worker = Literal["alive", "exited", "unknown"]
+
+Launcher = Callable[[Path, RunSpec, RunOptions | None], int]
+"""``(store_path, spec, options) -> pid``; :func:`core.runner.launch` by default."""
+
+
+class Job(Strict):
+    """The worker process a studio launch started for a run."""
+
+    run_id: str
+    name: str
+    pid: int
+    start_ticks: int | None = None
+    started_at: str
+
+
+class RunRow(Strict):
+    """One run as the Runs page shows it."""
+
+    run_id: str
+    name: str
+    status: str
+    total: int
+    completed: int
+    errors: int
+    cost_usd: float
+    fraction: float
+    agent: str
+    symbolic: bool
+    updated_at: str
+    pid: int | None = None
+    worker: Worker = "unknown"
+
+    @property
+    def active(self) -> bool:
+        """Whether the run is pending, running or cancelling."""
+        return self.status in ACTIVE
+
+
+# ---------------------------------------------------------------------------------- specs
+def spec_from_form(
+    *,
+    benchmarks: Sequence[str],
+    methods: Sequence[str],
+    personas: Sequence[str],
+    seeds: int,
+    agent: str = OFFLINE_AGENT,
+    user_voice: str = "template",
+    limit: int | None = None,
+    name: str | None = None,
+) -> RunSpec:
+    """Build a :class:`RunSpec` from the Runs form (validated; nothing is written).
+
+    Args:
+        benchmarks: Benchmark ids.
+        methods: Method ids.
+        personas: Persona ids.
+        seeds: Number of seeds (seeds ``0 … seeds-1``).
+        agent: ``symbolic`` or a model spec.
+        user_voice: ``template`` or a model spec.
+        limit: Samples per benchmark (None or 0 = all).
+        name: Run name (blank = the run id).
+
+    Raises:
+        ConfigError: Naming the form field that is wrong.
+    """
+    for field, values in (("benchmarks", benchmarks), ("methods", methods), ("personas", personas)):
+        if not values:
+            raise ConfigError(f"choose at least one of {field}", file="run form", field=field)
+    if seeds < 1:
+        raise ConfigError("at least one seed", file="run form", field="seeds")
+    try:
+        return RunSpec(
+            name=(name or "").strip() or None,
+            benchmarks=tuple(benchmarks),
+            methods=tuple(methods),
+            personas=tuple(personas),
+            seeds=tuple(range(int(seeds))),
+            agent=(agent or "").strip() or OFFLINE_AGENT,
+            user_voice=(user_voice or "").strip() or "template",
+            limit=int(limit) if limit else None,
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first.get("loc", ())) or None
+        raise ConfigError(str(first.get("msg", exc)), file="run form", field=loc) from exc
+
+
+# ---------------------------------------------------------------------------------- job files
+def jobs_dir(store: Store) -> Path:
+    """Folder of the job records (beside the store file)."""
+    return Path(store.path).parent / "jobs"
+
+
+def _job_path(store: Store, run_id: str) -> Path:
+    return jobs_dir(store) / f"{run_id}.json"
+
+
+def read_job(store: Store, run_id: str) -> Job | None:
+    """The recorded worker of ``run_id`` (None if the studio never launched it)."""
+    p = _job_path(store, run_id)
+    if not p.exists():
+        return None
+    try:
+        return Job.model_validate_json(p.read_text(encoding="utf-8"))
+    except (ValueError, OSError):
+        return None
+
+
+def _write_job(store: Store, job: Job) -> None:
+    d = jobs_dir(store)
+    d.mkdir(parents=True, exist_ok=True)
+    tmp = d / f".{job.run_id}.json.tmp"
+    tmp.write_text(job.model_dump_json(), encoding="utf-8")
+    tmp.replace(_job_path(store, job.run_id))
+
+
+# ---------------------------------------------------------------------------------- processes
+def start_ticks(pid: int) -> int | None:
+    """Start time of ``pid`` in clock ticks since boot (Linux ``/proc``), or None."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    try:
+        return int(raw[raw.rindex(")") + 2 :].split()[19])
+    except (ValueError, IndexError):
+        return None
+
+
+def _reap(pid: int) -> None:
+    """Collect ``pid``'s exit status if it is our exited child (avoids counting a zombie)."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except (ChildProcessError, OSError):
+        pass
+
+
+def pid_alive(pid: int, ticks: int | None = None) -> bool:
+    """Whether ``pid`` runs (and, when ``ticks`` is given, is the same process we started)."""
+    _reap(pid)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False
+    now = start_ticks(pid)
+    if now is None:
+        # no /proc (or a zombie we cannot reap): trust kill(0) only when we cannot check
+        return not Path("/proc").is_dir()
+    if ticks is not None and now != ticks:
+        return False  # the pid was recycled
+    state = _proc_state(pid)
+    return state not in ("Z", "X")
+
+
+def _proc_state(pid: int) -> str | None:
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+        return raw[raw.rindex(")") + 2 :].split()[0]
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def worker_state(store: Store, run_id: str) -> tuple[Worker, int | None]:
+    """(``alive`` | ``exited`` | ``unknown``, pid) of a run's recorded worker."""
+    job = read_job(store, run_id)
+    if job is None:
+        return "unknown", None
+    return ("alive" if pid_alive(job.pid, job.start_ticks) else "exited"), job.pid
+
+
+# ---------------------------------------------------------------------------------- actions
+def _default_launcher() -> Launcher:
+    from core.runner import launch
+
+    return launch
+
+
+def launch_job(
+    store: Store,
+    spec: RunSpec,
+    options: RunOptions | None = None,
+    *,
+    launcher: Launcher | None = None,
+) -> Job:
+    """Start ``spec`` in a background worker process and record it.
+
+    Running the same spec again resumes it (finished episodes are skipped).
+
+    Raises:
+        ConfigError: Invalid spec, a name taken by a different spec, or the run is already
+            being worked on by a live worker.
+    """
+    run_id = spec.run_id()
+    name = spec.display_name()
+    row = store.conn.execute("SELECT run_id FROM runs WHERE name=?", (name,)).fetchone()
+    if row is not None and row[0] != run_id:
+        raise ConfigError(
+            f"run name {name!r} is taken by a different spec", file="run form", field="name"
+        )
+    state, _ = worker_state(store, run_id)
+    if state == "alive":
+        raise ConfigError(f"run {name!r} is already running", file="run form", field="name")
+    pid = (launcher or _default_launcher())(Path(store.path), spec, options)
+    job = Job(run_id=run_id, name=name, pid=pid, start_ticks=start_ticks(pid), started_at=utcnow())
+    _write_job(store, job)
+    return job
+
+
+def resume_job(
+    store: Store,
+    run: str,
+    options: RunOptions | None = None,
+    *,
+    launcher: Launcher | None = None,
+) -> Job:
+    """Launch a stored run's spec again (finished episodes are skipped, errors retried)."""
+    row = store.get_run(run)
+    spec = RunSpec.model_validate_json(row["spec"])
+    return launch_job(store, spec, options, launcher=launcher)
+
+
+def cancel_job(store: Store, run: str) -> str:
+    """Ask a run to stop after the episodes in flight; return its new status."""
+    from core.runner import request_cancel
+
+    request_cancel(store, run)
+    return str(store.get_run(run)["status"])
+
+
+def stop_job(store: Store, run: str, *, grace_s: float = 5.0) -> bool:
+    """Hard-stop the worker the studio started for ``run`` and mark the run cancelled.
+
+    Only the recorded worker's process group is signalled (SIGTERM, then SIGKILL after
+    ``grace_s``); episodes left half-played are recovered as ERROR ``interrupted`` on resume.
+
+    Returns:
+        True if a live worker was stopped; False if there was none to stop (a run launched
+        from the CLI has no record and is never signalled).
+    """
+    row = store.get_run(run)
+    job = read_job(store, str(row["run_id"]))
+    if job is None or not pid_alive(job.pid, job.start_ticks):
+        return False
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(job.pid, sig)
+        except ProcessLookupError:
+            break
+        except PermissionError:
+            return False
+        deadline = time.monotonic() + grace_s
+        while time.monotonic() < deadline and pid_alive(job.pid, job.start_ticks):
+            time.sleep(0.05)
+        if not pid_alive(job.pid, job.start_ticks):
+            break
+    store.set_run_status(str(row["run_id"]), "cancelled")
+    return True
+
+
+def reconcile(store: Store) -> list[str]:
+    """Close active runs whose recorded worker is gone without a final status.
+
+    ``cancelling`` becomes ``cancelled``; anything else ``failed`` (resumable).
+
+    Returns:
+        The run ids changed.
+    """
+    changed = []
+    for r in store.list_runs():
+        if r["status"] not in ACTIVE:
+            continue
+        state, _ = worker_state(store, r["run_id"])
+        if state != "exited":
+            continue
+        # re-read: the worker may have written its final status just before exiting
+        status = str(store.get_run(r["run_id"])["status"])
+        if status not in ACTIVE:
+            continue
+        store.set_run_status(r["run_id"], "cancelled" if status == "cancelling" else "failed")
+        changed.append(str(r["run_id"]))
+    return changed
+
+
+# ---------------------------------------------------------------------------------- views
+def run_rows(store: Store) -> list[RunRow]:
+    """Every run with progress and its worker's state, newest first."""
+    cur = store.conn.execute(
+        "SELECT run_id, name, status, total, completed, errors, cost_usd, spec, updated_at "
+        "FROM runs ORDER BY created_at DESC, name"
+    )
+    out = []
+    for run_id, name, status, total, completed, errors, cost, spec, updated in cur.fetchall():
+        try:
+            agent = str(json.loads(spec).get("agent") or OFFLINE_AGENT)
+        except (ValueError, AttributeError):
+            agent = "?"
+        worker, pid = worker_state(store, run_id)
+        t = int(total)
+        out.append(
+            RunRow(
+                run_id=run_id,
+                name=name,
+                status=status,
+                total=t,
+                completed=int(completed),
+                errors=int(errors),
+                cost_usd=float(cost or 0.0),
+                fraction=min(1.0, (int(completed) + int(errors)) / t) if t else 0.0,
+                agent=agent,
+                symbolic=agent.strip().lower() in {OFFLINE_AGENT, "heuristic", "template"},
+                updated_at=updated,
+                pid=pid,
+                worker=worker,
+            )
+        )
+    return out
+
+
+def run_spec(store: Store, run: str) -> RunSpec:
+    """The stored spec of a run.
+
+    Raises:
+        NotFoundError: Unknown run.
+    """
+    return RunSpec.model_validate_json(store.get_run(run)["spec"])
