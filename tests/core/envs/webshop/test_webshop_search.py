@@ -100,3 +100,22 @@ def test_every_bundled_goal_is_reachable_by_its_instruction(bundled_world: WebSh
         if g.asin not in bundled_world.catalogue.index.search(g.instruction_text, cache=False)
     ]
     assert unreachable == []
+
+
+def test_two_phase_ranking_matches_single_fts5_query(bundled_world: WebShopWorld) -> None:
+    """Ranking without the idf-floored terms first returns the single query's top 50."""
+    idx = bundled_world.catalogue.index
+    conn = idx._connection()
+    queries = [g.instruction_text for g in bundled_world.goals[::4]]
+    queries += ["size", "color size", "black size 10", "men's running shoes"]
+    same_order = 0
+    for q in queries:
+        rows = conn.execute(
+            "SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY rank, rowid LIMIT 50",
+            (fts_query(q),),
+        ).fetchall()
+        plain = [bundled_world.products[r[0]].asin for r in rows]
+        fast = idx.search(q, cache=False)
+        assert set(fast) == set(plain), q
+        same_order += fast == plain
+    assert same_order >= 0.97 * len(queries)
