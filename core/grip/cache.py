@@ -10,8 +10,11 @@ parsed once per (sample, persona, config), not once per episode.
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
+import os
 import sqlite3
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -116,16 +119,19 @@ def _todo(store: Store, run_ids: Sequence[str]) -> list[tuple[Any, ...]]:
 def _event_stream(
     conn: sqlite3.Connection, ids: Sequence[str]
 ) -> Iterator[tuple[str, list[tuple[str, str]]]]:
-    """Yield (episode_id, [(kind, body), …]) for ``ids`` (sorted), needed kinds only."""
+    """Yield (episode_id, [(kind, body), …]) for ``ids`` (sorted), needed kinds only.
+
+    ``episode_started`` is left out: its large body is read once per sample and persona.
+    """
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS grip_todo (episode_id TEXT PRIMARY KEY)")
     conn.execute("DELETE FROM temp.grip_todo")
     conn.executemany("INSERT OR IGNORE INTO temp.grip_todo VALUES (?)", ((i,) for i in ids))
-    kinds = _placeholders(len(NEEDED_KINDS))
+    kinds = _placeholders(len(NEEDED_KINDS) - 1)
     cur = conn.execute(
         "SELECT e.episode_id, e.kind, e.body FROM temp.grip_todo t "
         "JOIN events e ON e.episode_id = t.episode_id "
         f"WHERE e.kind IN ({kinds}) ORDER BY e.episode_id, e.seq",
-        NEEDED_KINDS,
+        tuple(k for k in NEEDED_KINDS if k != "episode_started"),
     )
     current: str | None = None
     buf: list[tuple[str, str]] = []
@@ -144,8 +150,20 @@ def _event_stream(
     conn.execute("DELETE FROM temp.grip_todo")
 
 
-def compute_missing(store: Store, run_ids: Sequence[str]) -> int:
+PARALLEL_MIN = 5000
+"""Episodes to compute before the work is split over processes."""
+
+
+def compute_missing(store: Store, run_ids: Sequence[str], *, workers: int | None = None) -> int:
     """Compute and cache the records of ended episodes of ``run_ids`` not yet cached.
+
+    Large batches are split over worker processes (one per core, at most 4), each reading its
+    share of the event logs through its own connection and writing its own records.
+
+    Args:
+        store: The store.
+        run_ids: Run ids.
+        workers: Processes to use (default: one per core for ≥ :data:`PARALLEL_MIN` episodes).
 
     Returns:
         How many records were computed.
@@ -154,6 +172,26 @@ def compute_missing(store: Store, run_ids: Sequence[str]) -> int:
     todo = _todo(store, run_ids)
     if not todo:
         return 0
+    n = workers if workers is not None else min(os.cpu_count() or 1, 4)
+    if n <= 1 or len(todo) < PARALLEL_MIN:
+        return _compute_rows(store, todo)
+    size = -(-len(todo) // n)
+    chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
+    method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+    with mp.get_context(method).Pool(len(chunks)) as pool:
+        done = pool.starmap(_compute_in_worker, [(str(store.path), c) for c in chunks])
+    return sum(done)
+
+
+def _compute_in_worker(path: str, todo: list[tuple[Any, ...]]) -> int:
+    store = Store(Path(path))  # a fresh object: never the parent's connection
+    try:
+        return _compute_rows(store, todo)
+    finally:
+        store.close()
+
+
+def _compute_rows(store: Store, todo: Sequence[tuple[Any, ...]]) -> int:
     metas: dict[str, tuple[EpisodeMeta, str]] = {}
     for eid, run_id, sample_id, bench, method, persona, seed, agent, voice, shifts, chash in todo:
         metas[eid] = (
@@ -177,15 +215,15 @@ def compute_missing(store: Store, run_ids: Sequence[str]) -> int:
     for eid, evs in _event_stream(store.conn, list(metas)):
         meta, skey = metas[eid]
         info = starts.get(skey)
-        parsed: list[dict[str, Any]] = []
-        for kind, body in evs:
-            if kind == "episode_started":
-                if info is None:
-                    info = start_info(loads(body))
-                    starts[skey] = info
-                continue
-            parsed.append(loads(body))
-        rec = extract(meta, info, parsed)
+        if info is None:
+            row = store.conn.execute(
+                "SELECT body FROM events WHERE episode_id=? AND kind='episode_started' "
+                "ORDER BY seq LIMIT 1",
+                (eid,),
+            ).fetchone()
+            if row is not None:
+                info = starts[skey] = start_info(loads(row[0]))
+        rec = extract(meta, info, evs)
         records.append((GRIP_VERSION, *(rec[c] for c in RECORD_COLUMNS)))
     cols = ", ".join(("grip_version", *RECORD_COLUMNS))
     with store.transaction() as conn:

@@ -162,25 +162,40 @@ def start_info(start: Mapping[str, Any]) -> StartInfo:
     )
 
 
+def _flatten(value: Any, out: list[str]) -> None:
+    if isinstance(value, dict):
+        for v in value.values():
+            _flatten(v, out)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _flatten(v, out)
+    elif value is not None:
+        out.append(_value_text(value))
+
+
 def _action_text(action: Mapping[str, Any]) -> str:
-    kind = action.get("kind")
-    if kind == "env":
+    """Everything the agent wrote in one action, lower-cased."""
+    if action.get("kind") == "env":
         inner = action.get("action") or {}
-        args = inner.get("args") or {}
-        return (str(inner.get("tool", "")) + " " + json.dumps(args, ensure_ascii=False)).lower()
+        parts = [str(inner.get("tool", ""))]
+        _flatten(inner.get("args") or {}, parts)
+        return " ".join(parts).lower()
     return str(action.get("text") or action.get("raw") or "").lower()
 
 
 def extract(
-    meta: EpisodeMeta, start: StartInfo | None, events: Iterable[Mapping[str, Any]]
+    meta: EpisodeMeta,
+    start: StartInfo | None,
+    events: Iterable[Mapping[str, Any] | tuple[str, str]],
 ) -> dict[str, Any]:
     """Compute the GRIP record of one episode from its stored events.
 
     Args:
         meta: The episode's index fields.
         start: The reduced ``episode_started`` event; None = taken from ``events``.
-        events: The events (stored JSON form) in ``seq`` order; kinds outside
-            :data:`NEEDED_KINDS` are ignored.
+        events: The events in ``seq`` order, each either its stored JSON dict or a
+            ``(kind, json_text)`` pair (parsed only when the kind can change a quantity);
+            kinds outside :data:`NEEDED_KINDS` are ignored.
 
     Returns:
         A dict with exactly the fields of :class:`~core.grip.record.EpisodeRecord`.
@@ -189,7 +204,8 @@ def extract(
     target: set[str] = set(info.hidden_slots) if info else set()
     cur_id = info.root_intent_id if info else ""
     extracted: set[str] = set()
-    agent_written: list[str] = []
+    agent_actions: list[Mapping[str, Any]] = []
+    written_parts: list[str] = []
     readable = info is not None
     ever_full = False
     n_questions = n_scoreable = n_aimed = n_proposals = 0
@@ -208,8 +224,22 @@ def extract(
     def full() -> bool:
         return bool(target) and target <= extracted
 
-    for ev in events:
-        kind = ev.get("kind")
+    loads = json.loads
+    for item in events:
+        if isinstance(item, tuple):
+            kind, raw = item
+            if kind == "observation" and not (
+                info is not None
+                and readable
+                and any(info.values.get(cur_id, {}).get(s) for s in target - extracted)
+            ):
+                continue
+            if kind == "episode_started" and info is not None:
+                continue
+            ev: Mapping[str, Any] = loads(raw)
+        else:
+            ev = item
+            kind = str(ev.get("kind"))
         if kind == "episode_started":
             if info is None:
                 info = start_info(ev)
@@ -224,7 +254,7 @@ def extract(
                 pending_ask = tuple(ev.get("asked_slots") or ())
             else:
                 pending_ask = None
-            agent_written.append(_action_text(action))
+            agent_actions.append(action)
         elif kind == "user_reply":
             reply_kind = ev.get("reply_kind")
             if reply_kind != "mute":
@@ -247,7 +277,9 @@ def extract(
             if info is not None and readable and target - extracted:
                 text = str(ev.get("text") or "").lower()
                 if text:
-                    written = " ".join(agent_written)
+                    while len(written_parts) < len(agent_actions):
+                        written_parts.append(_action_text(agent_actions[len(written_parts)]))
+                    written = " ".join(written_parts)
                     vals = info.values.get(cur_id, {})
                     for slot in target - extracted:
                         strings = vals.get(slot, ())
