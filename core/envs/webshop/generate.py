@@ -31,9 +31,12 @@ from core.envs.webshop.models import Goal, GoalSpec, Product, WorldPayload
 from core.envs.webshop.reward import best_options, get_reward
 from core.envs.webshop.search import SearchIndex
 from core.envs.webshop.text import fuzzy_match, heuristic_nouns, price_text, price_upper_for
-from core.envs.webshop.vocab import CLUSTERS, OPENERS, PREMIUM_WORDS, ClusterSpec
+from core.envs.webshop.vocab import OPENERS, PREMIUM_WORDS, ClusterSpec
+from core.envs.webshop.vocab_home import HOME_CLUSTERS
+from core.envs.webshop.vocab_personal import PERSONAL_CLUSTERS
 
 DEFAULT_SEED = 20240905
+CLUSTERS: tuple[ClusterSpec, ...] = (*PERSONAL_CLUSTERS, *HOME_CLUSTERS)
 FAMILIES_PER_CLUSTER = 40
 WORLD_FILE = "world.json.gz"
 MANIFEST_FILE = "manifest.json"
