@@ -127,7 +127,8 @@ with right:
         )
         if st.form_submit_button("Give final answer", disabled=view.ended):
             action = Propose(text=answer.strip() or "done")
-    st.caption(md_escape("On WebShop, Buy Now is itself your final answer."))
+    if view.benchmark == "webshop":
+        st.caption(md_escape("On WebShop: Buy Now, then give your final answer."))
 
 message = st.chat_input("Message the user", key="play_agent_message", disabled=view.ended)
 if message and message.strip():

@@ -1,0 +1,146 @@
+"""AppTest: the Play-as-user page (persona card, private intent, shift banner, chat, survey)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.model.events import AgentActed, ShiftFired, UserReplied
+from core.paths import PROJECT_ROOT
+from core.protocol.shifts import draw_fates
+from core.runner.plan import SampleSource
+from core.store import Store
+from tests.pages.test_play_agent import demo_home
+
+PAGE = str(PROJECT_ROOT / "pages" / "play_user.py")
+
+
+def _open(home: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setenv("DRIFTBENCH_HOME", str(home))
+    from pages.common.store import _store
+
+    _store.clear()
+    return AppTest.from_file(PAGE, default_timeout=60)
+
+
+def _firing_seed(benchmark: str, sample_id: str) -> int:
+    """A seed whose first placement (crossed at the start for 'rational') fires a shift."""
+    graph_id = SampleSource(None).sample(benchmark, sample_id).graph_id
+    return next(s for s in range(50) if draw_fates(f"{graph_id}:{sample_id}:{s}", 1, 0.6)[0])
+
+
+def _start(at: AppTest, benchmark: str, sample_id: str, seed: int, method: str) -> AppTest:
+    at.selectbox(key="play_user_benchmark").select(benchmark).run()
+    at.selectbox(key=f"play_user_sample_{benchmark}").select(sample_id)
+    at.selectbox(key="play_user_persona").select("rational")
+    at.number_input(key="play_user_seed").set_value(seed)
+    at.selectbox(key="play_user_method").select(method)
+    at.button(key="play_user_start").click().run()
+    assert not at.exception
+    return at
+
+
+def _boxes(at: AppTest) -> list:
+    return [c for c in at.checkbox if (c.key or "").startswith("play_user_disclose_")]
+
+
+def _reply(at: AppTest, text: str, tick: str = "all") -> AppTest:
+    for box in _boxes(at):
+        if tick == "all":
+            box.check()
+    at.chat_input(key="play_user_reply").set_value(text).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_renders_on_an_empty_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = _open(tmp_path, monkeypatch).run()
+    assert not at.exception
+    assert at.title[0].value == "Play as user"
+    assert at.selectbox(key="play_user_method").value == "A2"
+    assert at.selectbox(key="play_user_agent").options == ["symbolic"]
+
+
+def test_renders_on_the_demo_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    at = _open(demo_home(), monkeypatch).run()
+    assert not at.exception
+    assert len(at.selectbox(key="play_user_sample_webshop").options) > 100
+
+
+def test_llm_agent_offered_when_configured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DRIFTBENCH_PLAY_MODEL", "openai/gpt-test@http://127.0.0.1:9")
+    at = _open(tmp_path, monkeypatch).run()
+    assert at.selectbox(key="play_user_agent").options == [
+        "symbolic",
+        "openai/gpt-test@http://127.0.0.1:9",
+    ]
+
+
+def test_play_turns_with_a_shift_banner_then_survey(monkeypatch: pytest.MonkeyPatch) -> None:
+    home = demo_home()
+    sid = SampleSource(None).sample_ids("mock")[0]
+    seed = _firing_seed("mock", sid)
+    at = _start(_open(home, monkeypatch).run(), "mock", sid, seed, "A2")
+    eid = at.session_state["play_user_episode"]
+    store = Store.open(home / "driftbench.db")
+    # persona card, private intent and the agent's first question are shown; no banner yet
+    texts = [t.value for t in at.text]
+    assert any("Mara" in t for t in texts)
+    assert any(t.startswith("• ") for t in texts)
+    assert not at.warning
+    assert _boxes(at), "disclosure check-boxes appear while the agent waits"
+    # the agent's question was charged automatically (base 10, a question costs 2)
+    assert at.get("progress")[0].proto.text == "Patience 8 / 10"
+    # the agent's question was stored before it was shown
+    assert any(isinstance(e, AgentActed) for e in store.events(eid))
+
+    box = _boxes(at)[0]
+    slot = box.key.split("_", 4)[-1]
+    box.check()
+    at.chat_input(key="play_user_reply").set_value("I'd like it in teal.").run()
+    assert not at.exception
+    replies = [e for e in store.events(eid) if isinstance(e, UserReplied) and e.voice == "human"]
+    assert replies[0].text == "I'd like it in teal."
+    assert [d.slot for d in replies[0].disclosures] == [slot]
+    assert any(isinstance(e, ShiftFired) for e in store.events(eid))
+    banners = [w.value for w in at.warning]
+    assert banners and banners[0].startswith("Your goal has changed")
+
+    for _ in range(10):
+        if at.session_state["play_user_episode"] and not _boxes(at):
+            break
+        _reply(at, "Here is everything.")
+    assert at.form  # the end-of-episode survey
+    assert any(s.value.startswith("Proposal") for s in [*at.success, *at.error])
+    at.slider(key="play_user_s_understood").set_value(4)
+    at.radio(key="play_user_s_adapted").set_value("partly")
+    at.text_area(key="play_user_s_comment").input("It asked good questions.")
+    next(b for b in at.button if b.label == "Save survey").click().run()
+    assert not at.exception
+    assert any("survey is saved" in s.value for s in at.success)
+    row = store.conn.execute(
+        "SELECT annotator, target_kind, label_kind, value, self_played FROM annotations "
+        "WHERE target_id=?",
+        (eid,),
+    ).fetchone()
+    assert row[1:3] == ("episode", "play_user_survey") and row[4] == 1
+    value = json.loads(row[3])
+    assert value["understood"] == 4 and value["adapted"] == "partly" and value["shifts"] >= 1
+
+
+def test_resume_from_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    home = demo_home()
+    sid = SampleSource(None).sample_ids("mock")[1]
+    at = _start(_open(home, monkeypatch).run(), "mock", sid, 0, "A1")
+    eid = at.session_state["play_user_episode"]
+    fresh = _open(home, monkeypatch)
+    fresh.query_params["episode"] = eid
+    fresh.run()
+    assert not fresh.exception
+    assert fresh.session_state["play_user_episode"] == eid
+    assert _boxes(fresh)
+    fresh.button(key="play_user_new").click().run()
+    assert fresh.button(key="play_user_start")
