@@ -102,15 +102,16 @@ with st.expander("Filters and grouping", expanded=False):
         help="Identification and Consistency need judges; LLM judges run from the CLI.",
     )
 
+pairs = None
+if judges != "none":
+    with st.spinner(f"Running the {judges} role-realism judges…"):
+        result = guarded(with_realism, store, frame, judges)
+    if result is not None:
+        frame, pairs = result
 shown = filter_frame(frame, chosen)
 if shown.empty:
     st.warning("No episode matches the filters.")
     st.stop()
-pairs = None
-if judges != "none":
-    result = guarded(with_realism, store, shown, judges)
-    if result is not None:
-        shown, pairs = result
 keys = tuple(rows) or ("benchmark", "method")
 run_ids = resolve_runs(store, selected)
 

@@ -193,21 +193,45 @@ def _empty_frame() -> pd.DataFrame:
     return normalise_frame(pd.DataFrame(columns=list(RECORD_COLUMNS)))
 
 
-def with_realism(store: Store, frame: pd.DataFrame, judges: str | None) -> tuple[Any, Any]:
+REALISM_MEMO: OrderedDict[tuple[Any, ...], tuple[Any, Any]] = OrderedDict()
+"""Memo of :func:`with_realism` (judging re-fits the heuristic judge: seconds, not ms)."""
+_REALISM_LOCK = threading.Lock()
+
+
+def with_realism(
+    store: Store, frame: pd.DataFrame, judges: str | None, *, memo: bool = True
+) -> tuple[Any, Any]:
     """Add the Identification column and Consistency pairs of offline judges.
+
+    Call it on the unfiltered frame of the selected runs, then filter: the result is memoised
+    per (store, runs, fingerprint, judges), so filters never re-run the judges.
 
     Args:
         store: The store (heuristic judgments are written to it).
         frame: Per-episode frame.
         judges: ``None``, ``heuristic`` or ``human`` (LLM judges are for the CLI).
+        memo: Use the process-wide memo.
 
     Returns:
         (frame with ``identification``, pairs frame or None).
     """
     if not judges or frame.empty:
         return frame, None
+    run_ids = sorted(str(r) for r in frame["run_id"].dropna().unique())
+    key = (str(store.path), tuple(run_ids), fingerprint(store, run_ids), len(frame), judges)
+    if memo:
+        with _REALISM_LOCK:
+            hit = REALISM_MEMO.get(key)
+        if hit is not None:
+            return hit
     result = role_realism(store, frame, judges)
-    return with_identification(frame, result.identification), result.pairs
+    out = (with_identification(frame, result.identification), result.pairs)
+    if memo:
+        with _REALISM_LOCK:
+            REALISM_MEMO[key] = out
+            while len(REALISM_MEMO) > 8:
+                REALISM_MEMO.popitem(last=False)
+    return out
 
 
 # ---------------------------------------------------------------------------------- filters
