@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml requirements.lock
 
 run: setup
 	$(BIN)/driftbench init
-	$(BIN)/streamlit run app.py --server.port $(PORT)
+	$(BIN)/python -m pages.common.launch --server.port $(PORT)
 
 browser:
 	@test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)

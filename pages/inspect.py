@@ -62,7 +62,8 @@ top[2].metric("Patience left", "—" if ended is None else f"{ended:g}")
 top[3].metric("Shifts fired", sum(1 for r in records for s in r.shifts if s["event"] == "fired"))
 top[4].metric("Events", len(events))
 st.caption(
-    f"method {header.method} · agent {header.agent} · persona {header.persona_id} · seed "
+    f"episode {episode_id} · method {header.method} · agent {header.agent} · "
+    f"persona {header.persona_id} · seed "
     f"{header.seed} · voice {header.user_voice} · config {header.config_hash[:12]}"
     + (
         f" · branched from {header.parent_episode_id} at turn {header.fork_turn}"

@@ -98,16 +98,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
-    """Replace this process with ``streamlit run app.py``."""
-    argv = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(PROJECT_ROOT / "app.py"),
-        "--server.port",
-        str(args.port),
-    ]
+    """Replace this process with the studio server (``streamlit run app.py``)."""
+    argv = [sys.executable, "-m", "pages.common.launch", "--server.port", str(args.port)]
     os.execv(sys.executable, argv)
     return 0  # pragma: no cover - execv does not return
 

@@ -1,4 +1,4 @@
-"""Real-browser tests: ``streamlit run app.py`` on a free loopback port, driven by Debian chromium.
+"""Real-browser tests: the studio on a free loopback port, driven by Debian chromium.
 
 No browser is downloaded: Playwright launches ``/usr/bin/chromium`` (``make test`` installs it
 from Debian's packages). Waits are on ``/_stcore/health`` and on the app's rendered markers,
@@ -52,9 +52,7 @@ def start_studio(
         [
             sys.executable,
             "-m",
-            "streamlit",
-            "run",
-            str(PROJECT_ROOT / "app.py"),
+            "pages.common.launch",
             "--server.port",
             str(port),
             "--server.address",

@@ -1,0 +1,32 @@
+"""Start the studio: ``python -m pages.common.launch [streamlit options]``.
+
+The fixed project layout keeps pages in a top-level ``pages/`` folder, which Streamlit also
+treats as its legacy automatic page discovery: the very first script run of a server process
+would show a file-name sidebar instead of the role-based ``st.navigation`` of ``app.py``.
+Marking the process as a navigation (v2) app before the server starts avoids that.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.web import cli
+
+from core.paths import PROJECT_ROOT
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run ``streamlit run app.py`` with the given extra options."""
+    PagesManager.uses_pages_directory = False
+    sys.argv = [
+        "streamlit",
+        "run",
+        str(PROJECT_ROOT / "app.py"),
+        *(argv if argv is not None else sys.argv[1:]),
+    ]
+    cli.main()
+
+
+if __name__ == "__main__":
+    main()
