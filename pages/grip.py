@@ -93,7 +93,10 @@ with st.expander("Filters and grouping", expanded=False):
     ]
     _keep_valid("grip-rows", row_choices)
     rows = c1.multiselect(
-        "Table rows", row_choices, default=["benchmark", "method"], key="grip-rows"
+        "Table rows",
+        row_choices,
+        default=None if "grip-rows" in st.session_state else ["benchmark", "method"],
+        key="grip-rows",
     )
     judges = c2.selectbox(
         "Role-realism judges",

@@ -505,14 +505,15 @@ def heatmap_cells(
     heat = heat.sort_values(["benchmark", "_o", "persona"]).drop(columns="_o")
     heat["column"] = heat["benchmark"].astype(str) + " · " + heat["metric"].astype(str)
     heat["text"] = [fmt(m, v) for m, v in zip(heat["metric"], heat["value"], strict=True)]
+    cols_of = {m: _COLUMN_OF[m] for m in names if _COLUMN_OF.get(m) in frame.columns}
+    defined = frame[list(cols_of.values())].notna()
+    defined[["benchmark", "persona"]] = frame[["benchmark", "persona"]]
+    per = defined.groupby(["benchmark", "persona"], sort=False).sum()
+    sizes = frame.groupby(["benchmark", "persona"], sort=False).size()
     counts = []
     for b, m, p in zip(heat["benchmark"], heat["metric"], heat["persona"], strict=True):
-        col = _COLUMN_OF.get(str(m))
-        sub = frame[(frame["benchmark"] == b) & (frame["persona"] == p)]
-        if col is None:
-            counts.append(len(sub))
-        else:
-            counts.append(int(sub[col].notna().sum()) if col in sub.columns else 0)
+        col = cols_of.get(str(m))
+        counts.append(int(per.at[(b, p), col]) if col is not None else int(sizes.get((b, p), 0)))
     heat["n"] = counts
     return heat[cols].reset_index(drop=True)
 
