@@ -268,6 +268,12 @@ class Store:
 
     def _migrate(self) -> None:
         conn = self.conn
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except sqlite3.OperationalError:  # a new file: no tables yet
+            row = None
+        if row is not None and int(row[0]) == STORE_SCHEMA_VERSION:
+            return  # current: opening writes nothing, so a failed command leaves the file as is
         with self.transaction():
             for statement in _statements(_SCHEMA_V1):
                 conn.execute(statement)

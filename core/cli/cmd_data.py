@@ -27,6 +27,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_json(w)
     w.set_defaults(handler=cmd_import_webshop)
 
+    r = isub.add_parser("release", help="import Drift-Bench++ released samples and graphs")
+    r.add_argument("--from", dest="src", type=existing_dir, required=True, metavar="DIR")
+    add_json(r)
+    r.set_defaults(handler=cmd_import_release)
+
+    from core.cli.cmd_studies import add_import_sessions
+
+    add_import_sessions(isub)
+
 
 def cmd_import_tau2(args: argparse.Namespace) -> int:
     """Import a τ²-bench domain directory (db.json, tasks.json, split_tasks.json, policy.md)."""
@@ -48,3 +57,27 @@ def cmd_import_webshop(args: argparse.Namespace) -> int:
     store = open_store(args)
     result = import_webshop(args.src, store)
     return emit(args, result, f"imported {result['products']} products, {result['goals']} goals")
+
+
+def cmd_import_release(args: argparse.Namespace) -> int:
+    """Import released graphs and samples whose host world is loaded; list the others."""
+    from core.envs.base import HostWorld
+    from core.release import read_release
+    from core.worlds import imported_world
+
+    store = open_store(args)
+    worlds: dict[str, HostWorld] = {}
+    for benchmark in ("webshop", "tau2_retail", "tau2_airline"):
+        world = imported_world(store, benchmark)
+        if world is not None:
+            worlds[benchmark] = world
+    result = read_release(args.src, worlds)
+    store.put_graphs_and_samples(result.graphs, result.samples, source=f"release:{args.src.name}")
+    report = result.report
+    gt = report.get("ground_truth_matches", {})
+    text = (
+        f"imported {report['imported']} samples ({report['by_benchmark']}); "
+        f"skipped {len(report['skipped'])}; ground truth re-executed "
+        f"{gt.get('matched', 0)}/{gt.get('checked', 0)} matching"
+    )
+    return emit(args, report, text)
