@@ -21,7 +21,15 @@ import numpy as np
 import pandas as pd
 
 from core.errors import NotFoundError
-from core.grip.extract import NEEDED_KINDS, EpisodeMeta, StartInfo, extract, start_info
+from core.grip.extract import (
+    NEEDED_KINDS,
+    ROW_SQL,
+    EpisodeMeta,
+    Row,
+    StartInfo,
+    extract,
+    start_info,
+)
 from core.grip.record import GRIP_VERSION, RECORD_COLUMNS
 from core.store import Store
 
@@ -116,35 +124,33 @@ def _todo(store: Store, run_ids: Sequence[str]) -> list[tuple[Any, ...]]:
     return store.conn.execute(sql, (*run_ids, GRIP_VERSION)).fetchall()
 
 
-def _event_stream(
-    conn: sqlite3.Connection, ids: Sequence[str]
-) -> Iterator[tuple[str, list[tuple[str, str]]]]:
-    """Yield (episode_id, [(kind, body), …]) for ``ids`` (sorted), needed kinds only.
+def _event_stream(conn: sqlite3.Connection, ids: Sequence[str]) -> Iterator[tuple[str, list[Row]]]:
+    """Yield (episode_id, rows) for ``ids`` (sorted): the needed kinds, reduced in SQL.
 
     ``episode_started`` is left out: its large body is read once per sample and persona.
     """
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS grip_todo (episode_id TEXT PRIMARY KEY)")
     conn.execute("DELETE FROM temp.grip_todo")
     conn.executemany("INSERT OR IGNORE INTO temp.grip_todo VALUES (?)", ((i,) for i in ids))
-    kinds = _placeholders(len(NEEDED_KINDS) - 1)
+    kinds = tuple(k for k in NEEDED_KINDS if k != "episode_started")
     cur = conn.execute(
-        "SELECT e.episode_id, e.kind, e.body FROM temp.grip_todo t "
+        f"SELECT e.episode_id, e.kind, e.turn, {ROW_SQL} FROM temp.grip_todo t "
         "JOIN events e ON e.episode_id = t.episode_id "
-        f"WHERE e.kind IN ({kinds}) ORDER BY e.episode_id, e.seq",
-        tuple(k for k in NEEDED_KINDS if k != "episode_started"),
+        f"WHERE e.kind IN ({_placeholders(len(kinds))}) ORDER BY e.episode_id, e.seq",
+        kinds,
     )
     current: str | None = None
-    buf: list[tuple[str, str]] = []
+    buf: list[Row] = []
     while True:
         rows = cur.fetchmany(20000)
         if not rows:
             break
-        for eid, kind, body in rows:
+        for eid, *row in rows:
             if eid != current:
                 if current is not None:
                     yield current, buf
                 current, buf = eid, []
-            buf.append((kind, body))
+            buf.append(tuple(row))
     if current is not None:
         yield current, buf
     conn.execute("DELETE FROM temp.grip_todo")
@@ -152,6 +158,9 @@ def _event_stream(
 
 PARALLEL_MIN = 5000
 """Episodes to compute before the work is split over processes."""
+
+WORKERS_ENV = "DRIFTBENCH_GRIP_WORKERS"
+"""Environment variable capping the scoring processes (``1`` = never fork)."""
 
 
 def compute_missing(store: Store, run_ids: Sequence[str], *, workers: int | None = None) -> int:
@@ -163,7 +172,8 @@ def compute_missing(store: Store, run_ids: Sequence[str], *, workers: int | None
     Args:
         store: The store.
         run_ids: Run ids.
-        workers: Processes to use (default: one per core for ≥ :data:`PARALLEL_MIN` episodes).
+        workers: Processes to use (default ``$DRIFTBENCH_GRIP_WORKERS`` or one per core, at
+            most 4; only for ≥ :data:`PARALLEL_MIN` episodes).
 
     Returns:
         How many records were computed.
@@ -172,7 +182,10 @@ def compute_missing(store: Store, run_ids: Sequence[str], *, workers: int | None
     todo = _todo(store, run_ids)
     if not todo:
         return 0
-    n = workers if workers is not None else min(os.cpu_count() or 1, 4)
+    if workers is None:
+        env = os.environ.get(WORKERS_ENV, "").strip()
+        workers = int(env) if env.isdigit() else min(os.cpu_count() or 1, 4)
+    n = workers
     if n <= 1 or len(todo) < PARALLEL_MIN:
         return _compute_rows(store, todo)
     size = -(-len(todo) // n)
@@ -247,8 +260,19 @@ def read_frame(
         "ORDER BY c.episode_id"
     )
     rows = store.conn.execute(sql, (GRIP_VERSION, *run_ids)).fetchall()
-    df = pd.DataFrame.from_records(rows, columns=cols)
-    return normalise_frame(df)
+    if not rows:
+        return normalise_frame(pd.DataFrame(columns=cols))
+    data: dict[str, Any] = {}
+    for c, values in zip(cols, zip(*rows, strict=True), strict=True):
+        if c in _TEXT_COLUMNS or c == "hidden_target":
+            data[c] = np.array(values, dtype=object)
+        elif c in _BOOL_COLUMNS:
+            data[c] = np.array(values, dtype=bool)
+        elif c in _INT_COLUMNS:
+            data[c] = np.array(values, dtype=np.int64)
+        else:
+            data[c] = np.array([np.nan if v is None else v for v in values], dtype=float)
+    return normalise_frame(pd.DataFrame(data, copy=False))
 
 
 def normalise_frame(df: pd.DataFrame) -> pd.DataFrame:
@@ -257,7 +281,12 @@ def normalise_frame(df: pd.DataFrame) -> pd.DataFrame:
         if c in _BOOL_COLUMNS:
             df[c] = df[c].astype(bool)
         elif c == "hidden_target":
-            df[c] = df[c].map(lambda v: None if v is None or v != v else bool(v)).astype(object)
+            vals = df[c].to_numpy(dtype=object)
+            df[c] = pd.Series(
+                [None if v is None or v != v else bool(v) for v in vals],
+                index=df.index,
+                dtype=object,
+            )
         elif c in _INT_COLUMNS:
             df[c] = df[c].astype(np.int64)
         elif c not in _TEXT_COLUMNS:

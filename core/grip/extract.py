@@ -183,19 +183,101 @@ def _action_text(action: Mapping[str, Any]) -> str:
     return str(action.get("text") or action.get("raw") or "").lower()
 
 
-def extract(
-    meta: EpisodeMeta,
-    start: StartInfo | None,
-    events: Iterable[Mapping[str, Any] | tuple[str, str]],
-) -> dict[str, Any]:
-    """Compute the GRIP record of one episode from its stored events.
+Row = tuple[str, int, Any, Any, Any, Any]
+"""One event reduced to ``(kind, turn, a, b, c, d)`` (fields per kind: see :data:`ROW_SQL`).
+
+* ``agent_action``: action kind, asked slots, the action (for what the agent wrote), –
+* ``user_reply``: reply kind, intent id, asked slots, disclosures
+* ``observation``: text · ``shift_fired``: the whole event · ``stale_check``: valid_under_old
+* ``proposal_judged``: accepted, score · ``episode_ended``: outcome, patience left, turns
+
+List and object fields may be Python values or their JSON text (as SQLite returns them).
+"""
+
+ROW_SQL = """CASE e.kind
+ WHEN 'agent_action' THEN json_extract(e.body, '$.action.kind')
+ WHEN 'user_reply' THEN json_extract(e.body, '$.reply_kind')
+ WHEN 'observation' THEN json_extract(e.body, '$.text')
+ WHEN 'proposal_judged' THEN json_extract(e.body, '$.accepted')
+ WHEN 'stale_check' THEN json_extract(e.body, '$.valid_under_old')
+ WHEN 'episode_ended' THEN json_extract(e.body, '$.outcome')
+ ELSE e.body END,
+CASE e.kind
+ WHEN 'agent_action' THEN json_extract(e.body, '$.asked_slots')
+ WHEN 'user_reply' THEN json_extract(e.body, '$.intent_id')
+ WHEN 'proposal_judged' THEN json_extract(e.body, '$.score')
+ WHEN 'episode_ended' THEN json_extract(e.body, '$.patience_left') END,
+CASE e.kind
+ WHEN 'agent_action' THEN json_extract(e.body, '$.action')
+ WHEN 'user_reply' THEN json_extract(e.body, '$.asked')
+ WHEN 'episode_ended' THEN json_extract(e.body, '$.turns') END,
+CASE e.kind WHEN 'user_reply' THEN json_extract(e.body, '$.disclosures') END"""
+"""SQL selecting the ``a, b, c, d`` fields of :data:`Row` from ``events e`` (JSON in C)."""
+
+
+def _json(v: Any) -> Any:
+    if isinstance(v, str):
+        return json.loads(v)
+    return v
+
+
+def _seq(v: Any) -> Any:
+    if v is None or v == "[]":
+        return ()
+    return _json(v)
+
+
+def to_row(ev: Mapping[str, Any]) -> Row | None:
+    """Reduce one stored event dict to a :data:`Row` (None for kinds GRIP ignores)."""
+    kind = str(ev.get("kind"))
+    turn = int(ev.get("turn", 0))
+    if kind == "agent_action":
+        action = ev.get("action") or {}
+        return (kind, turn, action.get("kind"), ev.get("asked_slots"), action, None)
+    if kind == "user_reply":
+        return (
+            kind,
+            turn,
+            ev.get("reply_kind"),
+            ev.get("intent_id"),
+            ev.get("asked"),
+            ev.get("disclosures"),
+        )
+    if kind == "observation":
+        return (kind, turn, ev.get("text"), None, None, None)
+    if kind == "shift_fired":
+        return (kind, turn, ev, None, None, None)
+    if kind == "proposal_judged":
+        return (kind, turn, ev.get("accepted"), ev.get("score"), None, None)
+    if kind == "stale_check":
+        return (kind, turn, ev.get("valid_under_old"), None, None, None)
+    if kind == "episode_ended":
+        return (kind, turn, ev.get("outcome"), ev.get("patience_left"), ev.get("turns"), None)
+    return None
+
+
+def extract_events(meta: EpisodeMeta, events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Compute the GRIP record from stored event dicts (``episode_started`` first)."""
+    info: StartInfo | None = None
+    rows: list[Row] = []
+    for ev in events:
+        if ev.get("kind") == "episode_started":
+            if info is None:
+                info = start_info(ev)
+            continue
+        row = to_row(ev)
+        if row is not None:
+            rows.append(row)
+    return extract(meta, info, rows)
+
+
+def extract(meta: EpisodeMeta, start: StartInfo | None, events: Iterable[Row]) -> dict[str, Any]:
+    """Compute the GRIP record of one episode from its reduced events.
 
     Args:
         meta: The episode's index fields.
-        start: The reduced ``episode_started`` event; None = taken from ``events``.
-        events: The events in ``seq`` order, each either its stored JSON dict or a
-            ``(kind, json_text)`` pair (parsed only when the kind can change a quantity);
-            kinds outside :data:`NEEDED_KINDS` are ignored.
+        start: The reduced ``episode_started`` event (None: the episode has none; UNSCORED).
+        events: The other events as :data:`Row` tuples in ``seq`` order.
 
     Returns:
         A dict with exactly the fields of :class:`~core.grip.record.EpisodeRecord`.
@@ -204,13 +286,13 @@ def extract(
     target: set[str] = set(info.hidden_slots) if info else set()
     cur_id = info.root_intent_id if info else ""
     extracted: set[str] = set()
-    agent_actions: list[Mapping[str, Any]] = []
+    agent_actions: list[Any] = []
     written_parts: list[str] = []
     readable = info is not None
     ever_full = False
     n_questions = n_scoreable = n_aimed = n_proposals = 0
     n_shifts = n_moving = n_user_turns = 0
-    pending_ask: tuple[str, ...] | None = None
+    pending_ask: Any = None
     last_moving_turn: int | None = None
     last_shift_turn: int | None = None
     accept_turns: list[int] = []
@@ -224,79 +306,57 @@ def extract(
     def full() -> bool:
         return bool(target) and target <= extracted
 
-    loads = json.loads
-    for item in events:
-        if isinstance(item, tuple):
-            kind, raw = item
-            if kind == "observation" and not (
-                info is not None
-                and readable
-                and any(info.values.get(cur_id, {}).get(s) for s in target - extracted)
-            ):
-                continue
-            if kind == "episode_started" and info is not None:
-                continue
-            ev: Mapping[str, Any] = loads(raw)
-        else:
-            ev = item
-            kind = str(ev.get("kind"))
-        if kind == "episode_started":
-            if info is None:
-                info = start_info(ev)
-                target = set(info.hidden_slots)
-                cur_id = info.root_intent_id
-                readable = True
-            continue
+    for kind, turn, a, b, c, d in events:
         if kind == "agent_action":
-            action = ev.get("action") or {}
-            if action.get("kind") == "ask":
+            if a == "ask":
                 n_questions += 1
-                pending_ask = tuple(ev.get("asked_slots") or ())
+                pending_ask = b if b is not None else ()
             else:
                 pending_ask = None
-            agent_actions.append(action)
+            agent_actions.append(c)
         elif kind == "user_reply":
-            reply_kind = ev.get("reply_kind")
-            if reply_kind != "mute":
+            if a != "mute":
                 n_user_turns += 1
-            disclosures = ev.get("disclosures") or ()
-            if pending_ask is not None and reply_kind in QUESTION_REPLY_KINDS:
-                mapped = set(ev.get("asked") or pending_ask)
-                mapped.update(d["slot"] for d in disclosures if d.get("how") == "answer")
+            disclosures = _seq(d)
+            if pending_ask is not None and a in QUESTION_REPLY_KINDS:
+                mapped = set(_seq(c) or _seq(pending_ask))
+                mapped.update(x["slot"] for x in disclosures if x.get("how") == "answer")
                 if readable:
                     n_scoreable += 1
                     if any(s in target and s not in extracted for s in mapped):
                         n_aimed += 1
             pending_ask = None
-            if ev.get("intent_id", cur_id) == cur_id:
-                for d in disclosures:
-                    if d.get("how") in CREDITED_HOW:
-                        extracted.add(d["slot"])
+            if b is None or b == cur_id:
+                for x in disclosures:
+                    if x.get("how") in CREDITED_HOW:
+                        extracted.add(x["slot"])
             ever_full = ever_full or full()
         elif kind == "observation":
-            if info is not None and readable and target - extracted:
-                text = str(ev.get("text") or "").lower()
-                if text:
+            if info is not None and readable and target - extracted and a:
+                vals = info.values.get(cur_id, {})
+                owed = [s for s in target - extracted if vals.get(s)]
+                if owed:
+                    text = str(a).lower()
                     while len(written_parts) < len(agent_actions):
-                        written_parts.append(_action_text(agent_actions[len(written_parts)]))
+                        written_parts.append(
+                            _action_text(_json(agent_actions[len(written_parts)]) or {})
+                        )
                     written = " ".join(written_parts)
-                    vals = info.values.get(cur_id, {})
-                    for slot in target - extracted:
-                        strings = vals.get(slot, ())
-                        if (
-                            strings
-                            and all(s in text for s in strings)
-                            and not any(s in written for s in strings)
+                    for slot in owed:
+                        strings = vals[slot]
+                        if all(x in text for x in strings) and not any(
+                            x in written for x in strings
                         ):
                             extracted.add(slot)
                     ever_full = ever_full or full()
         elif kind == "shift_fired":
+            ev = _json(a)
             edge = ev["edge"]
             n_shifts += 1
-            last_shift_turn = int(ev["turn"])
+            last_shift_turn = turn
             if edge.get("gt_moved"):
                 n_moving += 1
-                last_moving_turn = int(ev["turn"])
+                last_moving_turn = turn
             src = info.nodes.get(cur_id) if info else None
             dst = info.nodes.get(edge["dst"]) if info else None
             if edge.get("operator") == "pivot":
@@ -317,18 +377,17 @@ def extract(
             ever_full = ever_full or full()
         elif kind == "proposal_judged":
             n_proposals += 1
-            accepted = bool(ev.get("accepted"))
-            score = ev.get("score")
-            last_score = float(score) if score is not None else (1.0 if accepted else 0.0)
+            accepted = bool(a)
+            last_score = float(b) if b is not None else (1.0 if accepted else 0.0)
             commit = (bool(target), full())
             if accepted:
-                accept_turns.append(int(ev["turn"]))
+                accept_turns.append(turn)
         elif kind == "stale_check":
-            stale = bool(ev.get("valid_under_old"))
+            stale = bool(a)
         elif kind == "episode_ended":
-            outcome = str(ev.get("outcome"))
-            patience_left = float(ev.get("patience_left", 0.0))
-            turns = int(ev.get("turns", 0))
+            outcome = str(a)
+            patience_left = float(b) if b is not None else 0.0
+            turns = int(c) if c is not None else 0
 
     scored = outcome is not None and outcome != "ERROR"
     success = outcome == "SUCCESS"
@@ -440,4 +499,4 @@ def score_episode(header: Any, events: Sequence[Any]) -> EpisodeRecord:
         The validated per-episode record.
     """
     dumped = [e.model_dump(mode="json") for e in events]
-    return EpisodeRecord.model_validate(extract(meta_from_header(header), None, dumped))
+    return EpisodeRecord.model_validate(extract_events(meta_from_header(header), dumped))

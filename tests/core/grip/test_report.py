@@ -262,3 +262,16 @@ def test_figure_frames_and_drilldown(store: Store) -> None:
     assert succ.loc["rational", "rank"] == 1 and succ.loc["avoidant", "rank"] == 2
     cell = episodes_for_cell(frame, persona="avoidant", method="A0")
     assert len(cell) == 3 and set(cell["bucket"]) == {"INCOMPLETE"}
+
+
+def test_parallel_scoring_equals_serial(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    import core.grip.cache as cmod
+
+    _fill(store)
+    serial = grip_frame(store, ["r1"])
+    with store.transaction() as conn:
+        conn.execute("DELETE FROM grip_cache")
+    monkeypatch.setattr(cmod, "PARALLEL_MIN", 1)
+    assert cmod.compute_missing(store, ["r1"], workers=2) == len(serial)
+    parallel = cmod.read_frame(store, ["r1"])
+    pd.testing.assert_frame_equal(parallel, serial)
