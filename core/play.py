@@ -333,15 +333,15 @@ def describe_shift(world: HostWorld, src: Intent, dst: Intent, operator: str) ->
     """Say in the user's words how ``dst`` differs from ``src``."""
     if operator == "pivot" or src.env_id != dst.env_id or src.base != dst.base:
         wants = "; ".join(world.phrase(c) for c in dst.conditions)
-        return f"you now want something else: {dst.env_id} — {wants}".rstrip(" —")
+        return f"something else now ({dst.env_id}): {wants}"
     old, new = src.slot_map(), dst.slot_map()
     parts = []
     for slot, cond in new.items():
         if slot not in old:
-            parts.append(f"you now also want {world.phrase(cond)}")
+            parts.append(f"new: {world.phrase(cond)}")
         elif old[slot].value != cond.value or old[slot].op != cond.op:
-            parts.append(f"now {world.phrase(cond)} instead of {world.phrase(old[slot])}")
-    parts += [f"you no longer need {world.phrase(c)}" for s, c in old.items() if s not in new]
+            parts.append(f"changed: {world.phrase(cond)} (was: {world.phrase(old[slot])})")
+    parts += [f"dropped: {world.phrase(c)}" for s, c in old.items() if s not in new]
     return "; ".join(parts) or "your wishes changed"
 
 

@@ -137,13 +137,17 @@ def test_describe_shift_phrases_the_change() -> None:
     root = g.root
     by_op = {e.operator: g.node(e.dst) for e in g.edges}
     refine = play.describe_shift(world, root, by_op["refine"], "refine")
-    assert refine.startswith("you now also want")
+    assert refine.startswith("new: ")
     relax = play.describe_shift(world, root, by_op["relax"], "relax")
-    assert relax.startswith("you no longer need")
+    assert relax.startswith("dropped: ")
     pivot = play.describe_shift(world, root, by_op["pivot"], "pivot")
-    assert pivot.startswith("you now want something else")
+    assert pivot.startswith("something else now (")
     subst = [g.node(e.dst) for e in g.edges if e.operator == "substitute"]
-    assert all(" instead of " in play.describe_shift(world, root, d, "substitute") for d in subst)
+    assert all(
+        play.describe_shift(world, root, d, "substitute").startswith("changed: ") for d in subst
+    )
+    crimson = play.describe_shift(world, root, subst[0], "substitute")
+    assert "crimson" in crimson and "(was: " in crimson and "teal" in crimson
 
 
 def test_shop_page_follows_the_agents_own_calls(store) -> None:
