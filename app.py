@@ -14,11 +14,14 @@ PAGES: dict[str, tuple[str, str, str, str]] = {
     "home": ("pages/home.py", "Home", "🏠", "Studio"),
     "play_user": ("pages/play_user.py", "Play as user", "🎭", "Play"),
     "play_agent": ("pages/play_agent.py", "Play as agent", "🕹️", "Play"),
+    "annotate": ("pages/annotate.py", "Annotate", "✍️", "Play"),
     "watch": ("pages/watch.py", "Watch live", "📡", "Research"),
     "inspect": ("pages/inspect.py", "Inspect", "🔍", "Research"),
     "grip": ("pages/grip.py", "GRIP dashboard", "📊", "Research"),
     "construction": ("pages/construction.py", "Construction", "🧱", "Research"),
     "runs": ("pages/runs.py", "Runs", "🚀", "Research"),
+    "agreement": ("pages/agreement.py", "Agreement & QA", "🤝", "Research"),
+    "sessions": ("pages/sessions.py", "Sessions", "📥", "Research"),
     "data": ("pages/data.py", "Data", "🗄️", "Admin"),
 }
 

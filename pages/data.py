@@ -11,6 +11,7 @@ from core.health import store_health
 from core.protocol.personas import load_personas
 from core.uploads import MAX_UPLOAD_BYTES, allowed_roots, resolve_import_path, stage_upload
 from pages.common.store import get_store
+from pages.common.studies import study_setup_panel
 from pages.common.ui import guarded
 
 store = get_store()
@@ -34,7 +35,9 @@ def run_import(kind: str, domain: str | None, src: Path) -> dict[str, object]:
     return dict(import_webshop(src, store))
 
 
-tab_import, tab_personas, tab_health = st.tabs(["Import", "Personas", "Store health"])
+tab_import, tab_personas, tab_health, tab_studies = st.tabs(
+    ["Import", "Personas", "Store health", "Studies"]
+)
 
 with tab_import:
     what = st.selectbox("What to import", list(IMPORTERS), key="data-import-kind")
@@ -98,3 +101,6 @@ with tab_health:
         st.subheader("Worlds")
         st.dataframe(pd.DataFrame(health["worlds"]).drop(columns=["summary"]), hide_index=True)
     st.caption(f"Store: `{health['path']}` · journal mode {health['journal_mode']}")
+
+with tab_studies:  # human studies: set-up panel owned by pages/common/studies.py
+    study_setup_panel(store)

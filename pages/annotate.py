@@ -1,0 +1,156 @@
+"""Annotate: one's queue in a study, one item at a time, blind, every label stored as made."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+import streamlit as st
+
+from core.studies import (
+    annotator_queue,
+    get_assignment,
+    item_view,
+    label_item,
+    list_annotators,
+    open_next,
+    set_assignment_status,
+)
+from core.studies.display import annotator_studies, progress_text
+from pages.common.auth import auth_mode, current_user
+from pages.common.store import get_store
+from pages.common.studies import item_cards, label_form, labels_table
+from pages.common.ui import guarded
+
+store = get_store()
+st.title("Annotate")
+user = current_user()
+if user is None:
+    st.stop()
+
+if auth_mode() == "none":
+    # local single-user mode has no identity of its own: pick whose queue to work on
+    known = [a.annotator_id for a in list_annotators(store)]
+    if not known:
+        st.info("No annotators yet. Create a study on the Data page (Studies tab).")
+        st.stop()
+    annotator = st.selectbox(
+        "Annotate as",
+        known,
+        index=known.index(user.name) if user.name in known else 0,
+        key="ann-as",
+    )
+else:
+    annotator = user.name
+    st.caption(f"Signed in as {annotator}")
+
+studies = annotator_studies(store, annotator)
+if not studies:
+    st.info("No study assigns you any items yet.")
+    st.stop()
+by_id = {s["study_id"]: s for s in studies}
+study_id = st.selectbox(
+    "Study",
+    list(by_id),
+    format_func=lambda s: f"{by_id[s]['name']} ({by_id[s]['status']}, {by_id[s]['pending']} to do)",
+    key="ann-study",
+)
+study = by_id[study_id]
+queue = annotator_queue(store, study_id, annotator)
+st.progress(queue.progress, text=progress_text(queue.done, queue.skipped, queue.total))
+if flash := st.session_state.pop("ann-flash", None):
+    st.success(flash)
+
+
+def _queue_panel() -> None:
+    with st.expander(f"My queue ({queue.total} items)"):
+        for it in queue.items:
+            c1, c2 = st.columns([4, 1])
+            done = ", ".join(it.labels_done) or "no labels yet"
+            c1.text(f"{it.ref} · {it.target_kind} · {it.status} · {done}")
+            if it.status != "pending" and study["status"] == "open":
+                if c2.button("Reopen", key=f"ann-reopen-{it.assignment_id}"):
+                    guarded(set_assignment_status, store, it.assignment_id, "pending")
+                    st.rerun()
+
+
+if study["status"] != "open":
+    st.warning("This study is closed: it accepts no new labels.")
+    _queue_panel()
+    st.stop()
+
+item = open_next(store, study_id, annotator)
+if item is None:
+    st.success(f"All {queue.total} items done. Thank you!")
+    _queue_panel()
+    st.stop()
+
+# time per item: a clock per opened item (falls back to the stored opening time after a refresh)
+clock = st.session_state.get("ann-clock")
+if not clock or clock[0] != item.assignment_id:
+    st.session_state["ann-clock"] = (item.assignment_id, time.time())
+
+
+def _seconds() -> float:
+    aid, t0 = st.session_state.get("ann-clock", (None, None))
+    if aid == item.assignment_id and t0 is not None:
+        return max(0.0, time.time() - t0)
+    opened = get_assignment(store, item.assignment_id).get("opened_at")
+    if not opened:
+        return 0.0
+    return max(0.0, (datetime.now(UTC) - datetime.fromisoformat(opened)).total_seconds())
+
+
+st.subheader(f"Item {item.position + 1} of {queue.total}")
+view = item_view(store, item.assignment_id)
+item_cards(view)
+
+if view.role == "label":
+    given = label_form(view)
+    if given is not None:
+        if not given:
+            st.warning("Nothing new to save: choose a label first.")
+        else:
+            seconds = _seconds()
+            saved = 0
+            for i, (kind, value, turn) in enumerate(given):
+                # the item's time goes on its first label only (throughput sums per item)
+                ok = guarded(
+                    label_item,
+                    store,
+                    item.assignment_id,
+                    kind,
+                    value,
+                    turn=turn,
+                    seconds=seconds if i == 0 else None,
+                )
+                if ok is None:
+                    break
+                saved += 1
+            if saved == len(given):
+                st.session_state["ann-flash"] = f"Saved {saved} label(s) on item {item.ref}."
+                st.rerun()
+    if view.my_labels:
+        st.markdown("**My labels on this item**")
+        labels_table(view.my_labels, with_annotator=False)
+        missing = [k for k in item.labels_required if k not in item.labels_done]
+        if missing:
+            st.caption("Still needed before the item counts as done: " + ", ".join(missing))
+    if view.other_labels:
+        st.markdown("**Other annotators' labels** (study is not blind)")
+        labels_table(view.other_labels, with_annotator=True)
+else:
+    st.info(
+        "This item is played, not labelled: open the Play page for this sample, then mark it "
+        "played here."
+    )
+    if st.button("Mark played", type="primary", key="ann-played"):
+        guarded(set_assignment_status, store, item.assignment_id, "done")
+        st.rerun()
+
+if st.button("Skip this item", key="ann-skip"):
+    guarded(set_assignment_status, store, item.assignment_id, "skipped")
+    st.session_state["ann-flash"] = f"Skipped item {item.ref}."
+    st.rerun()
+
+_queue_panel()

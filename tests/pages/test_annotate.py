@@ -1,0 +1,137 @@
+"""Annotate page: empty store, one item at a time, blind, labels stored as made, timing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.auth import hash_password
+from core.paths import PROJECT_ROOT
+from core.store import Store
+from core.studies import annotator_queue, list_labels
+from tests.pages.study_fixtures import copy_store, make_study, queue_order
+
+PAGE = str(PROJECT_ROOT / "pages" / "annotate.py")
+
+
+@pytest.fixture
+def study_store(demo_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
+    monkeypatch.setenv("DRIFTBENCH_HOME", str(tmp_path))
+    return copy_store(demo_home, tmp_path)
+
+
+def _submit(at: AppTest) -> AppTest:
+    next(b for b in at.button if b.label.startswith("Save labels")).click()
+    return at.run()
+
+
+def _page_text(at: AppTest) -> str:
+    parts = [e.value for kind in ("text", "markdown", "caption", "subheader") for e in at.get(kind)]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_annotate_empty_store(empty_home: Path) -> None:
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    assert not at.exception
+    assert any("No annotators yet" in i.value for i in at.info)
+
+
+def test_annotate_one_item_at_a_time_blind_and_stored(study_store: Store) -> None:
+    episodes = make_study(study_store, n=3)
+    order = queue_order(study_store, "persona-study", "ann1")
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    at.selectbox(key="ann-as").set_value("ann1").run()
+    assert not at.exception
+    assert at.get("progress")[0].proto.text == "0 of 3 done"
+    assert at.subheader[0].value == "Item 1 of 3"
+    # blind: no episode id, method or persona anywhere on the page
+    text = _page_text(at)
+    assert not any(e in text for e in episodes)
+    assert "persona:" not in text and "method:" not in text
+    first = annotator_queue(study_store, "persona-study", "ann1").items[0].assignment_id
+    radio = at.radio(key=f"ann-{first}-persona_id")
+    assert radio.value is None  # no pre-selected answer
+    radio.set_value("avoidant")
+    _submit(at)
+    assert not at.exception
+    labels = list_labels(study_store, annotator="ann1")
+    assert [(lb.target_id, lb.value) for lb in labels] == [(order[0], "avoidant")]
+    assert labels[0].seconds is not None and labels[0].seconds >= 0
+    assert at.get("progress")[0].proto.text == "1 of 3 done"
+    assert at.subheader[0].value == "Item 2 of 3"
+    assert any("Saved 1 label" in s.value for s in at.success)
+
+
+def test_annotate_skip_reopen_and_finish(study_store: Store) -> None:
+    make_study(study_store, n=2)
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    at.selectbox(key="ann-as").set_value("ann2").run()
+    at.button(key="ann-skip").click().run()
+    assert at.get("progress")[0].proto.text == "1 of 2 done (1 skipped)"
+    items = annotator_queue(study_store, "persona-study", "ann2").items
+    assert items[0].status == "skipped"
+    at.radio(key=f"ann-{items[1].assignment_id}-persona_id").set_value("rational")
+    _submit(at)
+    assert any("All 2 items done" in s.value for s in at.success)
+    at.button(key=f"ann-reopen-{items[0].assignment_id}").click().run()
+    assert at.subheader[0].value == "Item 1 of 2"
+    assert not at.exception
+
+
+def test_annotate_partial_labels_keep_item_open(study_store: Store) -> None:
+    make_study(study_store, n=2, label_kinds=("persona_id", "realism", "who_broke"))
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    at.selectbox(key="ann-as").set_value("ann1").run()
+    aid = annotator_queue(study_store, "persona-study", "ann1").items[0].assignment_id
+    at.radio(key=f"ann-{aid}-realism").set_value(4)
+    at.number_input(key=f"ann-{aid}-who_broke-turn").set_value(2)
+    at.selectbox(key=f"ann-{aid}-who_broke-who").set_value("agent")
+    at.selectbox(key=f"ann-{aid}-who_broke-severity").set_value("major")
+    at.text_input(key=f"ann-{aid}-comment").input("agent ignored the size")
+    _submit(at)
+    assert not at.exception
+    kinds = sorted(lb.label_kind for lb in list_labels(study_store, annotator="ann1"))
+    assert kinds == ["comment", "realism", "who_broke"]
+    # persona_id is still missing: the same item stays, with the stored labels prefilled
+    assert at.subheader[0].value == "Item 1 of 2"
+    assert at.radio(key=f"ann-{aid}-realism").value == 4
+    assert any("Still needed" in c.value and "persona_id" in c.value for c in at.caption)
+    at.radio(key=f"ann-{aid}-persona_id").set_value("dependent")
+    _submit(at)
+    assert at.subheader[0].value == "Item 2 of 2"
+    # the unchanged prefilled realism label was not stored twice
+    assert len(list_labels(study_store, annotator="ann1", label_kind="realism")) == 1
+
+
+def test_annotate_not_blind_shows_other_labels(study_store: Store) -> None:
+    make_study(study_store, n=1, label_kinds=("realism",), blind=False)
+    from core.studies import label_item
+
+    aid2 = annotator_queue(study_store, "persona-study", "ann2").items[0].assignment_id
+    label_item(study_store, aid2, "realism", 2)
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    at.selectbox(key="ann-as").set_value("ann1").run()
+    assert any("Other annotators" in m.value for m in at.markdown)
+    assert any("method:" in c.value for c in at.caption)
+
+
+def test_annotate_password_mode_uses_signed_in_name(
+    study_store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_study(study_store, n=2)
+    creds = tmp_path / "users.json"
+    creds.write_text(
+        json.dumps({"users": {"ann2": {"role": "annotator", "password": hash_password("pw")}}})
+    )
+    monkeypatch.setenv("DRIFTBENCH_AUTH", "password")
+    monkeypatch.setenv("DRIFTBENCH_CREDENTIALS", str(creds))
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.session_state["auth_user"] = {"name": "ann2", "role": "annotator"}
+    at.run()
+    assert not at.exception
+    assert not [s for s in at.selectbox if s.key == "ann-as"]
+    assert any("Signed in as ann2" in c.value for c in at.caption)
+    assert at.subheader[0].value == "Item 1 of 2"
