@@ -105,9 +105,13 @@ def studio_url(studio_home: Path) -> Iterator[str]:
     proc.wait(timeout=15)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[object]:
-    """A headless Debian chromium driven by Playwright."""
+    """A headless Debian chromium driven by Playwright.
+
+    Module-scoped on purpose: Playwright's sync API keeps an event loop running in the main
+    thread while it is open, which would break ``asyncio.run`` in tests collected later.
+    """
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} absent: install Debian's chromium (make test does)")
     from playwright.sync_api import sync_playwright
