@@ -10,6 +10,8 @@ subset and scaled linearly to the full count (stated in the notes).
 
 from __future__ import annotations
 
+import os
+import resource
 import statistics
 import tempfile
 import time
@@ -22,6 +24,13 @@ QUICK_N = 15_000
 BASELINE_SUB = 2_000
 COLD_TARGET_S = 30.0
 WARM_TARGET_S = 2.0
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the scoring workers)."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _seed_store(path: Path) -> tuple[Any, str]:
@@ -125,7 +134,7 @@ def _baseline(store: Any, run_id: str, n: int) -> float:
 def run(quick: bool = False) -> list[dict[str, Any]]:
     """Measure cold and warm GRIP scoring; return the harness rows."""
     from core.grip import aggregate, build_report, grip_frame, read_frame
-    from core.grip.cache import resolve_runs
+    from core.grip.cache import REPORT_COLUMNS, resolve_runs
 
     n_target = QUICK_N if quick else FULL_N
     reps = 1 if quick else 3
@@ -142,18 +151,20 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         ).fetchone()[0]
 
         cold: list[float] = []
+        cold_cpu: list[float] = []
         for _ in range(reps):
             _reset_cache(store)
-            t = time.perf_counter()
-            frame = grip_frame(store, [run_id])
+            t, c = time.perf_counter(), _cpu()
+            frame = grip_frame(store, [run_id], REPORT_COLUMNS)
             aggregate(frame)
             cold.append(time.perf_counter() - t)
+            cold_cpu.append(_cpu() - c)
         assert len(frame) == n_target
 
         warm_frame: list[float] = []
         for _ in range(reps + 2):
             t = time.perf_counter()
-            aggregate(read_frame(store, resolve_runs(store, [run_id])))
+            aggregate(read_frame(store, resolve_runs(store, [run_id]), REPORT_COLUMNS))
             warm_frame.append(time.perf_counter() - t)
 
         build_report(store, [run_id])  # fills the report cache
@@ -170,13 +181,16 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         store.close()
 
     cold_s = statistics.median(cold)
+    cpu_s = statistics.median(cold_cpu)
+    load = os.getloadavg()[0]
     wf = statistics.median(warm_frame)
     wr = statistics.median(warm_report)
     note = (
         f"{n_target} episodes / {n_events} events replicated from a real mock sweep "
         f"(setup {setup_s:.0f} s); baseline = pydantic parse of every event + typed scoring + "
         f"pure-Python aggregation, timed on {sub} episodes ({base_sub:.1f} s) and scaled "
-        f"×{n_target / sub:.0f}"
+        f"×{n_target / sub:.0f}; CPU time (all processes) {cpu_s:.1f} s; "
+        f"load average {load:.1f} on {os.cpu_count()} cores"
     )
     rows.append(
         {

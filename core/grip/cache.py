@@ -248,10 +248,44 @@ def _compute_rows(store: Store, todo: Sequence[tuple[Any, ...]]) -> int:
     return len(records)
 
 
+REPORT_COLUMNS: tuple[str, ...] = (
+    "episode_id",
+    "run_id",
+    "sample_id",
+    "benchmark",
+    "method",
+    "persona",
+    "backbone",
+    "user_voice",
+    "seed",
+    "k",
+    "shifts_on",
+    "scored",
+    "n_user_turns",
+    "success",
+    "score",
+    "earned",
+    "inferred",
+    "aim",
+    "recovery",
+    "patience",
+    "staleness",
+    "reaction",
+    "postshift",
+)
+"""The columns a report needs (grouping keys, realism sampling, metric columns)."""
+
+
 def read_frame(
     store: Store, run_ids: Sequence[str], columns: Sequence[str] | None = None
 ) -> pd.DataFrame:
-    """Read cached records of ``run_ids`` as a frame (no computation)."""
+    """Read cached records of ``run_ids`` as a frame (no computation).
+
+    Args:
+        store: The store.
+        run_ids: Run ids (not names).
+        columns: A subset of the record columns (default: all).
+    """
     ensure_cache(store)
     cols = list(columns) if columns else list(RECORD_COLUMNS)
     sql = (
@@ -271,7 +305,7 @@ def read_frame(
         elif c in _INT_COLUMNS:
             data[c] = np.array(values, dtype=np.int64)
         else:
-            data[c] = np.array([np.nan if v is None else v for v in values], dtype=float)
+            data[c] = np.array(values, dtype=float)  # None -> NaN
     return normalise_frame(pd.DataFrame(data, copy=False))
 
 
@@ -294,12 +328,15 @@ def normalise_frame(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def grip_frame(store: Store, run_ids: Sequence[str]) -> pd.DataFrame:
+def grip_frame(
+    store: Store, run_ids: Sequence[str], columns: Sequence[str] | None = None
+) -> pd.DataFrame:
     """Per-episode GRIP records of the ended episodes of ``run_ids`` (computed once, cached).
 
     Args:
         store: The store.
         run_ids: Run ids or names.
+        columns: A subset of the record columns (default: all; see :data:`REPORT_COLUMNS`).
 
     Returns:
         One row per ended episode with the columns of
@@ -308,7 +345,7 @@ def grip_frame(store: Store, run_ids: Sequence[str]) -> pd.DataFrame:
     """
     ids = resolve_runs(store, run_ids)
     compute_missing(store, ids)
-    return read_frame(store, ids)
+    return read_frame(store, ids, columns)
 
 
 def records_frame(records: Sequence[Any]) -> pd.DataFrame:

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 from pydantic import Field
 
-from core.grip.cache import grip_frame, resolve_runs
+from core.grip.cache import REPORT_COLUMNS, grip_frame, resolve_runs
 from core.grip.metrics import (
     METRIC_BY_NAME,
     METRIC_NAMES,
@@ -184,7 +184,7 @@ def build_report(
         hit = _cached(store, key, fp)
         if hit is not None:
             return GripReport.model_validate(hit)
-    frame = grip_frame(store, run_ids)
+    frame = grip_frame(store, run_ids, REPORT_COLUMNS)
     realism = role_realism(store, frame, judges, per_cell=per_cell, n_pairs=n_pairs)
     frame = with_identification(frame, realism.identification)
     cells = aggregate(frame, keys, pairs=realism.pairs)
