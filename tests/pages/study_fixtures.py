@@ -56,6 +56,5 @@ def make_study(
 def queue_order(store: Store, study: str, annotator: str) -> list[str]:
     """The episode ids of an annotator's queue, in the order the page shows them."""
     return [
-        str(i.target_id)
-        for i in annotator_queue(store, study, annotator, reveal_ids=True).items
+        str(i.target_id) for i in annotator_queue(store, study, annotator, reveal_ids=True).items
     ]

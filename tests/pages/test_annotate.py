@@ -135,3 +135,30 @@ def test_annotate_password_mode_uses_signed_in_name(
     assert not [s for s in at.selectbox if s.key == "ann-as"]
     assert any("Signed in as ann2" in c.value for c in at.caption)
     assert at.subheader[0].value == "Item 1 of 2"
+
+
+def test_study_setup_on_data_page_then_annotate(study_store: Store) -> None:
+    data = AppTest.from_file(str(PROJECT_ROOT / "pages" / "data.py"), default_timeout=30).run()
+    assert not data.exception
+    assert any("No studies yet" in c.value for c in data.caption)
+    data.text_input(key="stu-name").input("from-the-form")
+    data.number_input(key="stu-first-n").set_value(2)
+    data.text_input(key="stu-annotators").input("ann1, ann2")
+    next(b for b in data.button if b.label == "Create study").click()
+    data.run()
+    assert not data.exception
+    assert any("Created study 'from-the-form'" in s.value for s in data.success)
+    assert any("ann1: 2" in s.value and "ann2: 2" in s.value for s in data.success)
+    # enrol one more annotator on the existing study, then close it
+    data.text_input(key="stu-add-annotators").input("ann3")
+    next(b for b in data.button if b.label == "Add and assign").click()
+    data.run()
+    assert any("ann3: " in s.value for s in data.success)
+
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    at.selectbox(key="ann-as").set_value("ann1").run()
+    assert at.subheader[0].value == "Item 1 of 2"
+
+    data.button(key="stu-status-go").click().run()
+    at.run()
+    assert any("closed" in w.value for w in at.warning)
