@@ -83,7 +83,11 @@ header = guarded(store.header, eid)
 if header is None:
     remember_episode(KEY, None)
     st.stop()
-client = None if header.agent == SYMBOLIC else _client(header.agent, str(default_store_path()))
+client = None
+if header.agent != SYMBOLIC:
+    client = guarded(_client, header.agent, str(default_store_path()))
+    if client is None:
+        st.stop()
 with st.spinner("The agent is working…"):
     if guarded(play.advance, store, eid, client=client) is None:
         st.stop()
@@ -118,8 +122,8 @@ with side:
         st.text(f"• {line.phrase}{suffix}")
     if uv.context:
         st.caption("Facts about you")
-        for k, v in uv.context.items():
-            st.text(f"{k}: {v}")
+        for fact, value in uv.context.items():
+            st.text(f"{fact}: {value}")
 with main:
     st.subheader("Conversation")
     with st.chat_message("user"):
