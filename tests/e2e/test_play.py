@@ -198,6 +198,7 @@ def _found(value: str, haystack: str) -> bool:
     return re.search(rf"(?<![0-9a-z]){re.escape(value.lower())}(?![0-9a-z])", haystack) is not None
 
 
+@pytest.mark.slow  # twelve episodes in a real browser: ~25 s idle, ~50 s on a loaded box
 def test_play_as_agent_leaks_no_hidden_value(studio_url: str, store: Store, tab: Any) -> None:
     picked = _one_sample_per_fault_type(store)
     assert set(picked) == {f.value for f in FaultType}, "one sample per fault type"
