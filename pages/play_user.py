@@ -146,7 +146,8 @@ if awaiting:
         for line in uv.intent:
             asked = " — asked" if line.slot in uv.pending_asked else ""
             boxes[line.slot] = st.checkbox(
-                f"{line.label}: {line.phrase}{asked}", key=f"play_user_disclose_{n}_{line.slot}"
+                md_escape(f"{line.label}: {line.phrase}{asked}"),
+                key=f"play_user_disclose_{n}_{line.slot}",
             )
     text = st.chat_input("Reply to the agent", key="play_user_reply")
     if text:

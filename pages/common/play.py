@@ -208,7 +208,7 @@ def shop(page: Any, key: str, *, disabled: bool = False) -> EnvAction | None:
                 row = st.container(horizontal=True)
                 for vi, value in enumerate(group.values):
                     if row.button(
-                        value,
+                        md_escape(value),
                         key=f"{key}_opt_{gi}_{vi}",
                         type="primary" if value == group.selected else "secondary",
                         disabled=disabled,
@@ -252,8 +252,8 @@ def tool_form(tools: Sequence[ToolSpec], key: str, *, disabled: bool = False) ->
     with st.form(f"{key}_form_{tool.name}"):
         for f in arg_fields(tool):
             k = f"{key}_arg_{tool.name}_{f.name}"
-            label = f"{f.name}{' *' if f.required else ''}"
-            helptext = f.description or None
+            label = md_escape(f"{f.name}{' *' if f.required else ''}")
+            helptext = md_escape(f.description) if f.description else None
             if f.kind == "string":
                 values[f.name] = st.text_input(label, key=k, help=helptext)
             elif f.kind == "integer":

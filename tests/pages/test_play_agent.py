@@ -16,6 +16,7 @@ from core.paths import PROJECT_ROOT
 from core.protocol.shifts import draw_fates
 from core.runner.plan import SampleSource
 from core.store import Store
+from pages.common.play import md_escape
 
 PAGE = str(PROJECT_ROOT / "pages" / "play_agent.py")
 
@@ -117,7 +118,8 @@ def test_play_webshop_to_an_accepted_purchase(monkeypatch: pytest.MonkeyPatch) -
             button = next(
                 b
                 for b in at.button
-                if (b.key or "").startswith("play_agent_shop_opt_") and b.label.lower() == target
+                if (b.key or "").startswith("play_agent_shop_opt_")
+                and b.label.lower() == md_escape(target)
             )
             button.click().run()
         assert not at.exception
