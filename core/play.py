@@ -53,6 +53,7 @@ from core.model.intent import Intent
 from core.protocol.state import EpisodeState, evolve
 from core.protocol.views import agent_view as build_agent_view
 from core.runner.plan import SampleSource, literal_intent, load_world
+from core.store import Store
 
 PLAY_BENCHMARKS: tuple[str, ...] = ("webshop", "tau2_retail", "tau2_airline", "mock")
 """Benchmarks a person can play."""
@@ -117,6 +118,7 @@ def start_agent_play(
     persona: str,
     seed: int,
     show_patience: bool = False,
+    player: str | None = None,
 ) -> str:
     """Start an episode in which a person plays the agent against the simulated user.
 
@@ -130,13 +132,15 @@ def start_agent_play(
         persona: Persona id of the simulated user.
         seed: Episode seed.
         show_patience: The study condition: whether the agent sees the patience meter.
+        player: Who plays (recorded so their later labels on it count as self-played and the
+            Home page can offer to resume it).
 
     Returns:
         The episode id.
     """
     sid = choose_sample(store, benchmark, sample_id, seed)
     sample, graph = _sample_and_graph(store, benchmark, sid)
-    return episode.start(
+    eid = episode.start(
         store,
         sample,
         persona,
@@ -147,6 +151,8 @@ def start_agent_play(
         method=HUMAN,
         user_voice="template",
     )
+    _record(store, player, eid, sid, "play_agent")
+    return eid
 
 
 def start_user_play(
@@ -158,6 +164,7 @@ def start_user_play(
     seed: int,
     method: str = "A2",
     model: str | None = None,
+    player: str | None = None,
 ) -> str:
     """Start an episode in which a person plays the user against an agent.
 
@@ -169,6 +176,7 @@ def start_user_play(
         seed: Episode seed.
         method: Ladder method of the agent (see :data:`USER_PLAY_METHODS`).
         model: LLM model spec; None = the symbolic policy.
+        player: Who plays the user (see :func:`start_agent_play`).
 
     Returns:
         The episode id.
@@ -181,7 +189,7 @@ def start_user_play(
         )
     sid = choose_sample(store, benchmark, sample_id, seed)
     sample, graph = _sample_and_graph(store, benchmark, sid)
-    return episode.start(
+    eid = episode.start(
         store,
         sample,
         persona,
@@ -191,6 +199,17 @@ def start_user_play(
         method=spec.id,
         user_voice=HUMAN,
     )
+    _record(store, player, eid, sid, "play_user")
+    return eid
+
+
+def _record(store: Any, player: str | None, episode_id: str, sample_id: str, role: str) -> None:
+    """Record who plays an episode (studies' self-play bookkeeping and Home resume links)."""
+    if player is None or not isinstance(store, Store):
+        return
+    from core.studies import record_play
+
+    record_play(store, annotator=player, episode_id=episode_id, sample_id=sample_id, role=role)  # type: ignore[arg-type]
 
 
 def playable(store: Any, episode_id: str, role: Literal["user", "agent"]) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.bootstrap import initialise
+from core.home import my_work
 from pages.common.auth import current_user
 from pages.common.store import get_store
 
@@ -50,6 +51,21 @@ else:
                 for r in runs[:10]
             ],
             hide_index=True,
+        )
+
+work = my_work(store, user.name)
+if work["studies"] or work["resume"]:
+    st.subheader("Your work")
+    for study in work["studies"]:
+        left = study["pending"]
+        st.markdown(
+            f"**{study['name']}** ({study['status']}) — {study['done']} of {study['total']} done"
+            + (f", {left} to go · [continue annotating](/annotate)" if left else "")
+        )
+    for play in work["resume"]:
+        st.markdown(
+            f"Resume {play['role'].replace('_', ' ')} episode `{play['episode_id']}` "
+            f"({play['benchmark']}, {play['persona']}) · [open]({play['link']})"
         )
 
 st.subheader("Getting started")

@@ -12,6 +12,7 @@ import streamlit as st
 from core import episode, play
 from core.agents.base import Ask, EnvOp, Propose
 from core.envs.base import EnvAction
+from pages.common.auth import current_user
 from pages.common.play import (
     conversation,
     md_escape,
@@ -26,6 +27,7 @@ from pages.common.ui import guarded
 KEY = "play_agent_episode"
 
 store = get_store()
+user = current_user()
 st.title("Play as agent")
 
 eid = st.session_state.get(KEY)
@@ -55,6 +57,7 @@ if eid is None:
             persona=setup.persona,
             seed=setup.seed,
             show_patience=show_patience,
+            player=user.name if user else None,
         )
         if started is not None:
             remember_episode(KEY, started)

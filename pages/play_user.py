@@ -73,6 +73,7 @@ if eid is None:
             seed=setup.seed,
             method=str(method),
             model=None if agent_kind == SYMBOLIC else str(agent_kind),
+            player=user.name if user else None,
         )
         if started is not None:
             remember_episode(KEY, started)
