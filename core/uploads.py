@@ -12,7 +12,9 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import shutil
 import zipfile
+import zlib
 from pathlib import Path
 
 from core.errors import ConfigError
@@ -63,9 +65,11 @@ def stage_upload(name: str, data: bytes) -> Path:
         raise ConfigError(f"upload is larger than {MAX_UPLOAD_BYTES // 2**20} MB", file=name)
     digest = hashlib.sha256(data).hexdigest()[:16]
     target = home_dir() / "uploads" / digest
-    target.mkdir(parents=True, exist_ok=True)
-    safe_name = Path(name).name or "upload"
+    safe_name = Path(name.replace("\\", "/")).name.strip()
+    if safe_name in ("", ".", ".."):
+        safe_name = "upload"
     if not safe_name.lower().endswith(".zip"):
+        target.mkdir(parents=True, exist_ok=True)
         out = target / safe_name
         out.write_bytes(data)
         return out
@@ -77,6 +81,7 @@ def stage_upload(name: str, data: bytes) -> Path:
         total = sum(info.file_size for info in archive.infolist())
         if total > MAX_UNPACKED_BYTES:
             raise ConfigError("archive unpacks to more than 1 GB", file=name)
+        target.mkdir(parents=True, exist_ok=True)
         root = target.resolve()
         for info in archive.infolist():
             dest = (root / info.filename).resolve()
@@ -84,6 +89,13 @@ def stage_upload(name: str, data: bytes) -> Path:
                 raise ConfigError(
                     "archive member escapes its folder", file=name, field=info.filename
                 )
-        archive.extractall(root)
+        member = ""
+        try:
+            for info in archive.infolist():
+                member = info.filename
+                archive.extract(info, root)
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, OSError) as exc:
+            shutil.rmtree(root, ignore_errors=True)  # never leave half an archive behind
+            raise ConfigError(f"corrupt archive member: {exc}", file=name, field=member) from exc
     entries = [p for p in root.iterdir() if not p.name.startswith(("__MACOSX", "."))]
     return entries[0] if len(entries) == 1 and entries[0].is_dir() else root

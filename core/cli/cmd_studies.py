@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
-from core.cli._common import EXIT_USAGE, add_json, emit, open_store
+from core.cli._common import EXIT_USAGE, add_json, emit, fail, open_store
 
 
 def add_import_sessions(
@@ -39,18 +40,24 @@ def cmd_import_sessions(args: argparse.Namespace) -> int:
     store = open_store(args)
     result = import_sessions(store, args.source, partial=bool(getattr(args, "partial", False)))
     payload = result.payload()
-    lines = [f"imported {result.imported} session(s) from {args.source}"]
-    for err in result.errors[:50]:
-        lines.append(f"  line {err.line}: {err.message}")
+    details = [f"  {args.source}: line {err.line}: {err.message}" for err in result.errors[:50]]
     if len(result.errors) > 50:
-        lines.append(f"  … and {len(result.errors) - 50} more malformed line(s)")
-    if result.errors and not result.ok:
-        lines.append("nothing was imported (all or nothing); fix the lines or pass --partial")
+        details.append(f"  … and {len(result.errors) - 50} more malformed line(s)")
     if getattr(args, "json", False):
         print(json.dumps(payload, ensure_ascii=False))
-    else:
-        print("\n".join(lines))
-    return 0 if result.ok else EXIT_USAGE
+    elif result.ok:
+        print("\n".join([f"imported {result.imported} session(s) from {args.source}", *details]))
+    if result.ok:
+        return 0
+    # all or nothing: one error line naming the file and the first bad line, then the details
+    first = result.errors[0]
+    fail(
+        f"{args.source}: line {first.line}: {first.message} ({len(result.errors)} malformed "
+        "line(s); nothing was imported; fix the lines or pass --partial)"
+    )
+    if not getattr(args, "json", False):
+        print("\n".join(details), file=sys.stderr)
+    return EXIT_USAGE
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
