@@ -347,9 +347,9 @@ def test_cli_exit_code_is_2_as_a_process(tmp_path: Path, store_copy: Path) -> No
 
 def _case(c: Any) -> Any:
     """(id, *values) or a pytest.param of the same → a pytest.param with that id."""
-    if isinstance(c, tuple):
-        return pytest.param(*c[1:], id=c[0])
-    return pytest.param(*c.values[1:], id=c.values[0], marks=c.marks)
+    if hasattr(c, "marks"):  # a ParameterSet (itself a tuple)
+        return pytest.param(*c.values[1:], id=c.values[0], marks=c.marks)
+    return pytest.param(*c[1:], id=c[0])
 
 
 # -- personas ------------------------------------------------------------------------------------
