@@ -20,10 +20,8 @@ from datetime import datetime
 from itertools import combinations
 from typing import Any, Literal
 
-import krippendorff
 import numpy as np
 import pandas as pd
-from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
 from core.store import Store
 from core.studies.labels import episodes_of, list_labels
@@ -90,6 +88,8 @@ def cohen_pairs(table: pd.DataFrame) -> pd.DataFrame:
         Columns ``annotator_a, annotator_b, n_units, agreement, kappa`` (κ None when
         undefined: fewer than 2 shared units or a single category used by both).
     """
+    from sklearn.metrics import cohen_kappa_score  # imported on use: keeps queue pages light
+
     rows = []
     for a, b in combinations(list(table.columns), 2):
         both = table[[a, b]].dropna()
@@ -155,6 +155,8 @@ def kripp_alpha(table: pd.DataFrame, *, ordinal: bool = False) -> float | None:
         cats = sorted({str(v) for v in values})
         codes = {c: float(i) for i, c in enumerate(cats)}
         data = kept.apply(lambda col: col.map(lambda v: codes.get(str(v), np.nan))).to_numpy().T
+    import krippendorff
+
     level: Literal["nominal", "ordinal"] = "ordinal" if ordinal else "nominal"
     try:
         return _clean(float(krippendorff.alpha(reliability_data=data, level_of_measurement=level)))
@@ -180,6 +182,8 @@ def confusion_from(
     cats = [str(c) for c in cats]
     if not truth:
         return pd.DataFrame(0, index=cats, columns=cats)
+    from sklearn.metrics import confusion_matrix
+
     m = confusion_matrix([str(t) for t in truth], [str(p) for p in predicted], labels=cats)
     return pd.DataFrame(m, index=pd.Index(cats, name="rows"), columns=pd.Index(cats, name="cols"))
 

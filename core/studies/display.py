@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from core.store import Store
 from core.studies.schema import ensure_study_schema
-from core.studies.sessions.report import SessionsReport
+
+if TYPE_CHECKING:  # the report module pulls scikit-learn; queue pages never need it
+    from core.studies.sessions.report import SessionsReport
 
 UNDEFINED = "—"
 """How an undefined statistic is shown (a κ with one category, too few units...)."""

@@ -18,7 +18,6 @@ from typing import Any, Literal
 
 import pandas as pd
 from pydantic import Field
-from sklearn.metrics import balanced_accuracy_score
 
 from core.model.base import Strict
 from core.store import Store
@@ -125,6 +124,8 @@ def realism_report(
         ``side_by_side`` (persona × metric with human and simulator columns), and
         ``confusion_human`` / ``confusion_simulator`` (true persona × predicted).
     """
+    from sklearn.metrics import balanced_accuracy_score  # on use: keeps queue pages light
+
     by_id = {e.episode_id: e for e in episodes}
     id_rows = []
     truths: dict[str, list[str]] = {"human": [], "simulator": []}

@@ -7,11 +7,9 @@ write goes through one engine call. Transcript and instruction texts are rendere
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 import streamlit as st
 
 from core.store import Store
@@ -31,6 +29,9 @@ from core.studies.display import SESSION_MEASURES, fmt_percent
 from core.studies.labels import APPLIES_TO, SEVERITIES, WHO_VALUES
 from core.studies.views import TranscriptLine
 from pages.common.ui import guarded, plain
+
+if TYPE_CHECKING:  # plotly is imported on use: the Annotate page never draws a figure
+    import plotly.graph_objects as go
 
 _AVATAR = {"user": "user", "agent": "assistant", "environment": "🛠️", "system": "⚙️"}
 
@@ -197,6 +198,8 @@ _LAYOUT: dict[str, Any] = {"margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "heig
 
 def confusion_figure(matrix: pd.DataFrame, row_name: str, col_name: str) -> go.Figure:
     """A confusion matrix as an annotated plotly heatmap (rows: ``row_name``'s labels)."""
+    import plotly.express as px
+
     fig = px.imshow(
         matrix.to_numpy(),
         x=[str(c) for c in matrix.columns],
@@ -212,6 +215,8 @@ def confusion_figure(matrix: pd.DataFrame, row_name: str, col_name: str) -> go.F
 
 def sessions_box_figure(frame: pd.DataFrame) -> go.Figure:
     """Figure 7: misaligned vs matched clean sessions, platform score and tool calls (boxes)."""
+    import plotly.express as px
+
     d = frame.assign(measure=frame["measure"].map(SESSION_MEASURES))
     fig = px.box(
         d,
@@ -232,6 +237,8 @@ def sessions_box_figure(frame: pd.DataFrame) -> go.Figure:
 
 def distribution_figure(frame: pd.DataFrame, kind: str) -> go.Figure:
     """Counts of one distribution (fault type / fault family / shift type) as bars."""
+    import plotly.express as px
+
     d = frame[frame["kind"] == kind]
     fig = px.bar(d, x="label", y="count", labels={"label": kind, "count": "misaligned sessions"})
     fig.update_layout(title=f"{kind.capitalize()}s over misaligned sessions", **_LAYOUT)
