@@ -4,10 +4,12 @@ The runner (:mod:`core.runner`) does the work: :func:`core.runner.launch` starts
 ``python -m core.runner`` process (its own session, so its pid is also its process-group id)
 and returns its pid; progress lives in the store's ``runs`` table; cancelling is cooperative
 (``request_cancel`` sets status ``cancelling`` and the sweep stops after the episodes in
-flight); resuming runs the same spec again, skipping finished episodes.
+flight; for a worker the studio started, :func:`cancel_job` also interrupts it); resuming
+runs the same spec again, skipping finished episodes.
 
 This module adds what a page needs on top of that:
 
+* a launch that keeps the worker's output (``<store dir>/jobs/<run_id>.log``);
 * a record of the worker each studio launch started (``<store dir>/jobs/<run_id>.json``: pid
   and the process start time, so a recycled pid is never mistaken for our worker);
 * liveness of that worker (reaping it when it is our child), and reconciliation of a run whose
@@ -23,6 +25,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -33,6 +37,7 @@ from pydantic import ValidationError
 from core.errors import ConfigError
 from core.model.base import Strict
 from core.model.run import OFFLINE_AGENT, RunOptions, RunSpec
+from core.paths import PROJECT_ROOT
 from core.store import Store, utcnow
 
 ACTIVE = frozenset({"pending", "running", "cancelling"})
@@ -41,7 +46,7 @@ ACTIVE = frozenset({"pending", "running", "cancelling"})
 Worker = Literal["alive", "exited", "unknown"]
 
 Launcher = Callable[[Path, RunSpec, RunOptions | None], int]
-"""``(store_path, spec, options) -> pid``; :func:`core.runner.launch` by default."""
+"""``(store_path, spec, options) -> pid``; :func:`logged_launch` by default."""
 
 
 class Job(Strict):
@@ -212,10 +217,59 @@ def worker_state(store: Store, run_id: str) -> tuple[Worker, int | None]:
 
 
 # ---------------------------------------------------------------------------------- actions
-def _default_launcher() -> Launcher:
-    from core.runner import launch
+def logged_launch(store_path: Path, spec: RunSpec, options: RunOptions | None = None) -> int:
+    """Start ``python -m core.runner`` for ``spec`` detached, its output in a log file.
 
-    return launch
+    Same contract as :func:`core.runner.launch` (validate, create the run row, start the
+    worker in its own session, return its pid), except that the worker's stdout and stderr go
+    to ``<store dir>/jobs/<run_id>.log`` instead of being discarded, so a failed run can say
+    why (:func:`worker_log`).
+
+    Raises:
+        ConfigError: Invalid spec (nothing is written).
+    """
+    from core.runner.plan import SampleSource, plan_keys, validate_spec
+
+    store = Store.open(store_path)
+    validate_spec(store, spec)
+    keys = plan_keys(SampleSource(store), spec)
+    store.put_run(spec.run_id(), spec.display_name(), spec.model_dump_json(), len(keys))
+    opts = (options or RunOptions()).model_copy(update={"progress": False})
+    log = jobs_dir(store) / f"{spec.run_id()}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "core.runner",
+        "--store",
+        str(store_path),
+        "--run",
+        spec.run_id(),
+        "--options",
+        opts.model_dump_json(),
+    ]
+    with log.open("ab") as out:
+        out.write(f"--- {utcnow()} launch {spec.display_name()}\n".encode())
+        out.flush()
+        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            cwd=str(PROJECT_ROOT),
+            env=dict(os.environ),
+        )
+    return proc.pid
+
+
+def worker_log(store: Store, run_id: str, lines: int = 30) -> str:
+    """The last ``lines`` lines of a run's worker log ("" when there is none)."""
+    p = jobs_dir(store) / f"{run_id}.log"
+    if not p.exists():
+        return ""
+    text = p.read_text(encoding="utf-8", errors="replace")
+    return "\n".join(text.splitlines()[-lines:])
 
 
 def launch_job(
@@ -243,7 +297,7 @@ def launch_job(
     state, _ = worker_state(store, run_id)
     if state == "alive":
         raise ConfigError(f"run {name!r} is already running", file="run form", field="name")
-    pid = (launcher or _default_launcher())(Path(store.path), spec, options)
+    pid = (launcher or logged_launch)(Path(store.path), spec, options)
     job = Job(run_id=run_id, name=name, pid=pid, start_ticks=start_ticks(pid), started_at=utcnow())
     _write_job(store, job)
     return job
@@ -263,11 +317,26 @@ def resume_job(
 
 
 def cancel_job(store: Store, run: str) -> str:
-    """Ask a run to stop after the episodes in flight; return its new status."""
+    """Ask a run to stop; return its status right after the request.
+
+    Sets the runner's cooperative ``cancelling`` flag and, when the studio launched the
+    worker and it is alive, also interrupts it (SIGINT to that one process): the runner turns
+    the interrupt into status ``cancelled`` after discarding the episodes it was playing
+    (resume plays them again). The interrupt is needed because the runner's throttled progress
+    writes can overwrite a bare ``cancelling`` flag with ``running`` before it is read. Runs
+    without a job record (the CLI) only get the flag.
+    """
     from core.runner import request_cancel
 
     request_cancel(store, run)
-    return str(store.get_run(run)["status"])
+    row = store.get_run(run)
+    job = read_job(store, str(row["run_id"]))
+    if row["status"] == "cancelling" and job is not None and pid_alive(job.pid, job.start_ticks):
+        try:
+            os.kill(job.pid, signal.SIGINT)
+        except (ProcessLookupError, PermissionError):
+            pass
+    return str(row["status"])
 
 
 def stop_job(store: Store, run: str, *, grace_s: float = 5.0) -> bool:

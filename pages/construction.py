@@ -104,7 +104,10 @@ with tab_samples:
             st.markdown("**Mask** (per-slot treatment of the truth)")
             st.dataframe(info["mask"], hide_index=True, key="con-mask")
             st.markdown("**Literal readings** (what the request says, taken at its word)")
-            st.dataframe(info["literal"], hide_index=True, key="con-literal")
+            if info["literal"].empty:
+                st.caption("No literal reading: taken at its word, the request cannot be executed.")
+            else:
+                st.dataframe(info["literal"], hide_index=True, key="con-literal")
             st.markdown("**Verifier record**")
             st.json(info["verifier"])
 

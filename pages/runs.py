@@ -18,8 +18,9 @@ from core.jobs import (
     run_spec,
     spec_from_form,
     stop_job,
+    worker_log,
 )
-from core.model.run import METHODS, PERSONAS
+from core.model.run import METHODS, PERSONAS, RunOptions
 from pages.common.store import get_store
 from pages.common.ui import guarded
 
@@ -59,6 +60,14 @@ with st.expander("New run", expanded=not run_rows(store)):
             "Samples per benchmark (0 = all)", min_value=0, value=2, key="runs-limit"
         )
         f_name = c6.text_input("Name (optional)", key="runs-name")
+        f_workers = st.number_input(
+            "Worker processes (0 = one per CPU)",
+            min_value=0,
+            max_value=64,
+            value=0,
+            key="runs-workers",
+            help="Symbolic sweeps use a process pool; 1 plays inline and cancels fastest.",
+        )
         c7, c8 = st.columns(2)
         f_agent_kind = c7.radio(
             "Agent",
@@ -94,7 +103,8 @@ with st.expander("New run", expanded=not run_rows(store)):
             name=f_name,
         )
         if spec is not None:
-            job = guarded(launch_job, store, spec)
+            options = RunOptions(workers=int(f_workers) or None)
+            job = guarded(launch_job, store, spec, options)
             if job is not None:
                 st.session_state["runs-selected"] = job.name
                 st.success(f"Launched {job.name} in worker process {job.pid}.")
@@ -160,7 +170,7 @@ if b1.button("Cancel", disabled=row.status not in ("pending", "running"), key="r
     status = guarded(cancel_job, store, row.run_id)
     if status is not None:
         st.session_state["runs-flash"] = (
-            f"{row.name}: {status} — it stops after the episodes in flight."
+            f"{row.name}: {status} — the worker stops and unfinished episodes resume later."
         )
         st.rerun()
 if b2.button(
@@ -183,3 +193,7 @@ spec = guarded(run_spec, store, row.run_id)
 if spec is not None:
     with st.expander("Spec"):
         st.json(spec.model_dump(mode="json"))
+log = worker_log(store, row.run_id)
+if log:
+    with st.expander("Worker log", expanded=row.status == "failed"):
+        st.code(log, language=None)

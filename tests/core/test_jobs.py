@@ -12,7 +12,7 @@ import pytest
 from core import jobs
 from core.errors import ConfigError
 from core.model.run import RunOptions, RunSpec
-from core.runner import run_sweep
+from core.runner import request_cancel, run_sweep
 from core.store import Store
 
 
@@ -187,7 +187,7 @@ def test_reconcile_closes_runs_whose_worker_died(store: Store, sleeper: Sleeper)
     cli = mock_spec("cli", seeds=(2,))
     store.put_run(cli.run_id(), "cli", cli.model_dump_json(), 1)
     store.set_run_status(cli.run_id(), "running")
-    jobs.cancel_job(store, "b")
+    request_cancel(store, "b")  # a cancel the worker never acted on
     assert store.get_run("b")["status"] == "cancelling"
     assert jobs.reconcile(store) == []  # both workers alive
     sleeper.cleanup()
@@ -224,3 +224,25 @@ def test_real_launch_completes_and_resume_skips_finished(store: Store) -> None:
         time.sleep(0.05)
     assert store.counts()["episodes"] == n_before  # finished episodes were skipped
     assert jobs.run_spec(store, "tiny") == spec
+
+
+def test_cancel_interrupts_a_studio_worker(store: Store) -> None:
+    spec = mock_spec(
+        "long",
+        methods=("B0", "A0", "A1", "A2"),
+        personas=("rational", "dependent", "avoidant", "intuitive", "spontaneous"),
+        seeds=tuple(range(40)),
+        limit=None,
+    )
+    job = jobs.launch_job(store, spec, RunOptions(workers=1))
+    wait_status(store, "long", {"running"})
+    assert jobs.cancel_job(store, "long") == "cancelling"
+    assert wait_status(store, "long", {"cancelled", "completed"}) == "cancelled"
+    deadline = time.monotonic() + 20
+    while jobs.pid_alive(job.pid, job.start_ticks) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    run = store.get_run("long")
+    assert run["completed"] < run["total"]
+    log = jobs.worker_log(store, run["run_id"], lines=1000)
+    assert "launch long" in log and "KeyboardInterrupt" in log
+    assert jobs.reconcile(store) == []  # the worker wrote its final status itself
