@@ -5,7 +5,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.studies import agreement_report, list_studies, study_confusion, study_progress
+from core.studies import (
+    agreement_report,
+    get_study,
+    list_studies,
+    study_confusion,
+    study_progress,
+    study_realism_report,
+)
 from core.studies.display import (
     STAT_COLUMNS,
     agreement_summary_rows,
@@ -120,6 +127,25 @@ else:
             except st.errors.StreamlitAPIException:
                 # the page runs outside the studio's navigation (tests, single-page runs)
                 st.text(f"{r['label']} · /inspect?episode={ep} · {r['labels']}")
+
+spec = get_study(store, study_id).spec
+if {"persona_id", "same_persona"} & set(spec.label_kinds):
+    with st.expander("Role realism: do annotators recognise the persona?", expanded=False):
+        episodes = list(
+            dict.fromkeys([*spec.episodes, *(e for p in spec.episode_pairs for e in p)])
+        )
+        realism = guarded(study_realism_report, store, study_id, episodes)
+        if realism is not None:
+            st.caption(
+                "Identification: annotators' persona labels against the persona actually "
+                "played (human or simulated user). Consistency: SAME/DIFFERENT on pairs "
+                "(balanced accuracy)."
+            )
+            for name in ("identification", "consistency", "side_by_side"):
+                frame = realism[name]
+                if not frame.empty:
+                    st.markdown(f"**{name.replace('_', ' ').capitalize()}**")
+                    st.dataframe(frame.astype(object).where(frame.notna(), "—"), hide_index=True)
 
 st.subheader("Annotator throughput")
 thr = throughput_rows(report.throughput)

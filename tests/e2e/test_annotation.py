@@ -115,6 +115,10 @@ def _open(tab: Any, title: str) -> None:
 
 def _annotate(tab: Any, url: str, name: str, values: list[str]) -> None:
     _sign_in(tab, url, name)
+    nav = tab.get_by_test_id("stSidebarNavLink")
+    assert nav.filter(has_text="Annotate").count() == 1
+    for researcher_only in ("Agreement & QA", "Sessions", "Data"):
+        assert nav.filter(has_text=researcher_only).count() == 0
     _open(tab, "Annotate")
     tab.get_by_text("Signed in as " + name).wait_for()
     for k, value in enumerate(values):

@@ -65,6 +65,15 @@ def test_agreement_hand_computed_kappa(study_store: Store) -> None:
     assert len(disagreements) == 1
     assert disagreements.iloc[0]["inspect"] == f"/inspect?episode={episodes[1]}"
     assert "ann1: rational · ann2: dependent" in disagreements.iloc[0]["labels"]
+    # role realism: the labels scored against the persona each episode really played
+    truth = {r["episode_id"]: r["persona_id"] for r in study_store.episode_rows(status="ended")}
+    correct = sum(
+        truth[e] == v
+        for vals in (PERSONA_A, PERSONA_B)
+        for e, v in zip(episodes, vals, strict=True)
+    )
+    ident = _frame(at, "accuracy")
+    assert int(ident["judgments"].sum()) == 8 and int(ident["correct"].sum()) == correct
     throughput = _frame(at, "median s / item")
     assert list(throughput["median s / item"]) == ["4.0", "4.0"]
     assert list(throughput["items done"]) == ["4", "4"]
