@@ -91,14 +91,14 @@ if not clock or clock[0] != item.assignment_id:
     st.session_state["ann-clock"] = (item.assignment_id, time.time())
 
 
-def _seconds() -> float:
+def _seconds(assignment_id: int) -> float:
     aid, t0 = st.session_state.get("ann-clock", (None, None))
-    if aid == item.assignment_id and t0 is not None:
-        return max(0.0, time.time() - t0)
-    opened = get_assignment(store, item.assignment_id).get("opened_at")
+    if aid == assignment_id and t0 is not None:
+        return max(0.0, time.time() - float(t0))
+    opened = get_assignment(store, assignment_id).get("opened_at")
     if not opened:
         return 0.0
-    return max(0.0, (datetime.now(UTC) - datetime.fromisoformat(opened)).total_seconds())
+    return max(0.0, (datetime.now(UTC) - datetime.fromisoformat(str(opened))).total_seconds())
 
 
 st.subheader(f"Item {item.position + 1} of {queue.total}")
@@ -111,7 +111,7 @@ if view.role == "label":
         if not given:
             st.warning("Nothing new to save: choose a label first.")
         else:
-            seconds = _seconds()
+            seconds = _seconds(item.assignment_id)
             saved = 0
             for i, (kind, value, turn) in enumerate(given):
                 # the item's time goes on its first label only (throughput sums per item)

@@ -162,3 +162,32 @@ def test_study_setup_on_data_page_then_annotate(study_store: Store) -> None:
     data.button(key="stu-status-go").click().run()
     at.run()
     assert any("closed" in w.value for w in at.warning)
+
+
+def test_annotate_episode_pair_side_by_side(study_store: Store) -> None:
+    from core.studies import add_annotator, assign_study, create_study
+
+    eps = [r["episode_id"] for r in study_store.episode_rows(status="ended")[:2]]
+    create_study(
+        study_store,
+        {"name": "pairs", "episode_pairs": [eps], "label_kinds": ["same_persona"], "overlap": 1},
+    )
+    add_annotator(study_store, "ann1")
+    assign_study(study_store, "pairs", ["ann1"], overlap=1)
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    at.selectbox(key="ann-as").set_value("ann1").run()
+    assert [m.value for m in at.markdown if m.value.startswith("**Episode")] == [
+        "**Episode A**",
+        "**Episode B**",
+    ]
+    aid = annotator_queue(study_store, "pairs", "ann1").items[0].assignment_id
+    assert at.radio(key=f"ann-{aid}-same_persona").options == ["SAME", "DIFFERENT"]
+    at.radio(key=f"ann-{aid}-same_persona").set_value("DIFFERENT")
+    _submit(at)
+    assert any("All 1 items done" in s.value for s in at.success)
+    (label,) = list_labels(study_store, annotator="ann1")
+    assert (label.target_kind, label.target_id, label.value) == (
+        "episode_pair",
+        f"{eps[0]}|{eps[1]}",
+        "DIFFERENT",
+    )
