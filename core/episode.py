@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.agents.base import AgentAction, Ask, EnvOp, Malformed, Propose
+from core.agents.wire import ActionRepair
 from core.envs.base import EnvSession, HostWorld, Verdict
 from core.errors import ConfigError, DriftBenchError, ProtocolError
 from core.eventlog import EventLog
@@ -156,6 +157,20 @@ def _live(
 
 # --------------------------------------------------------------------------- start
 
+_CONFIG_HASHES: dict[int, tuple[ProtocolConfig, str]] = {}
+
+
+def _config_hash(cfg: ProtocolConfig) -> str:
+    """``cfg.config_hash()``, memoised per (frozen) config object: a sweep shares one config."""
+    got = _CONFIG_HASHES.get(id(cfg))
+    if got is not None and got[0] is cfg:
+        return got[1]
+    if len(_CONFIG_HASHES) >= 64:
+        _CONFIG_HASHES.clear()
+    h = cfg.config_hash()
+    _CONFIG_HASHES[id(cfg)] = (cfg, h)
+    return h
+
 
 def start(
     log: EventLog,
@@ -222,7 +237,7 @@ def start(
         agent=agent_spec,
         user_voice=user_voice,
         config=cfg,
-        config_hash=cfg.config_hash(),
+        config_hash=_config_hash(cfg),
         created_at=datetime.now(UTC),
     )
     log.create_episode(header)
@@ -447,7 +462,13 @@ def _forced_answer(live: _Live, em: Emitter, action: AgentAction) -> None:
         _judge(live, em, "forced_final")
 
 
-def _apply(live: _Live, em: Emitter, action: AgentAction) -> None:
+REPAIR_TEXT_CHARS = 2000
+"""How much of a repaired reply (and its replacement) a ``repair`` event keeps."""
+
+
+def _apply(
+    live: _Live, em: Emitter, action: AgentAction, repairs: Sequence[ActionRepair] = ()
+) -> None:
     st, cfg = live.state, live.config
     forced = st.phase == "forced_final"
     asked: tuple[str, ...] = ()
@@ -459,6 +480,14 @@ def _apply(live: _Live, em: Emitter, action: AgentAction) -> None:
         )
     em.emit(TurnStarted, turn=st.turn + 1, patience=st.patience, intent_id=st.intent_id)
     em.emit(AgentActed, action=action, asked_slots=asked, forced_final=forced)
+    for r in repairs:  # how the agent's reply was turned into this action
+        em.emit(
+            Repair,
+            target="action_format",
+            detail=r.detail[:REPAIR_TEXT_CHARS],
+            original=r.original[:REPAIR_TEXT_CHARS],
+            replacement=r.replacement[:REPAIR_TEXT_CHARS],
+        )
     if forced:
         _forced_answer(live, em, action)
     elif isinstance(action, Ask):
@@ -515,11 +544,19 @@ def _check_can_act(live: _Live) -> None:
         raise ProtocolError(f"episode {live.header.episode_id} is waiting for the user's reply")
 
 
-def _step_live(log: EventLog, live: _Live, action: AgentAction) -> None:
+def _step_live(
+    log: EventLog, live: _Live, action: AgentAction, repairs: Sequence[ActionRepair] = ()
+) -> None:
     _check_can_act(live)
     em = Emitter(live.state)
-    _guarded(live, em, lambda: _apply(live, em, action))
+    _guarded(live, em, lambda: _apply(live, em, action, repairs))
     _flush(log, live, em)
+
+
+def _pop_repairs(agent: Any) -> list[ActionRepair]:
+    """The parser repairs an agent made since its last action (agents without any: none)."""
+    pop = getattr(agent, "pop_repairs", None)
+    return list(pop()) if callable(pop) else []
 
 
 # --------------------------------------------------------------------------- public API
@@ -532,14 +569,25 @@ def step(
     *,
     world_loader: WorldLoader | None = None,
     voice: Voice | None = None,
+    repairs: Sequence[ActionRepair] = (),
 ) -> AgentView:
     """Apply one agent action (e.g. from a person playing the agent) and return the new view.
+
+    Args:
+        log: The event log.
+        episode_id: The episode.
+        action: The agent's action.
+        world_loader: ``benchmark -> HostWorld``.
+        voice: Override the header's user voice.
+        repairs: How the tolerant parser fixed the reply this action came from (an LLM
+            agent's ``pop_repairs()``); each becomes a ``repair`` event (target
+            ``action_format``) right after the ``agent_action`` event.
 
     Raises:
         ProtocolError: The episode has ended or is waiting for the user's reply.
     """
     live = _live(log, episode_id, world_loader, voice)
-    _step_live(log, live, action)
+    _step_live(log, live, action, repairs)
     return _agent_view(live.state, live.header, live.world)
 
 
@@ -600,7 +648,8 @@ def run(
         log: The event log.
         episode_id: The episode.
         agent: An :class:`~core.agents.base.Agent`; if it defines ``bind_truth`` it receives a
-            :class:`Truth` probe first.
+            :class:`Truth` probe first; if it defines ``pop_repairs`` (LLM agents), the parser
+            repairs behind each action are recorded as ``repair`` events.
         world_loader: ``benchmark -> HostWorld``.
         voice: Override the header's user voice (e.g. a scripted LLM voice in tests).
         max_steps: Safety bound on agent calls.
@@ -622,7 +671,7 @@ def run(
             _end(em, Outcome.ERROR, TerminationReason.AGENT_ERROR, f"{type(exc).__name__}: {exc}")
             _flush(log, live, em)
             break
-        _step_live(log, live, action)
+        _step_live(log, live, action, _pop_repairs(agent))
     if live.state.ended and hasattr(agent, "observe_end"):
         agent.observe_end(_agent_view(live.state, live.header, live.world))
     return live.state

@@ -3,9 +3,10 @@
 One class, parameterised by the method table: the system prompt is the shared base plus the
 method's guidance file; each turn is one user message (the re-rendered transcript, budget note
 and, for memory methods, the carried ``MEMORY`` block). A malformed reply gets one re-prompt
-quoting the parser's complaint; repairs and re-prompts are kept in :attr:`LLMAgent.repairs`
-for the orchestrator to record. Stateless rendering keeps requests identical across re-runs,
-so the response cache makes a re-run free.
+quoting the parser's complaint; repairs and re-prompts are named in :attr:`LLMAgent.repairs`
+and handed to the orchestrator (:meth:`LLMAgent.pop_repairs`), which records each as a
+``repair`` event (target ``action_format``) of the turn. Stateless rendering keeps requests
+identical across re-runs, so the response cache makes a re-run free.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from core.agents.base import Ask, EnvOp, Malformed, Propose
 from core.agents.lessons import LessonBook
 from core.agents.methods import MethodSpec, method_spec
 from core.agents.prompts import system_prompt, turn_prompt
-from core.agents.wire import ParseResult, from_tool_calls, parse_reply
+from core.agents.wire import ActionRepair, ParseResult, from_tool_calls, parse_reply, render_action
 from core.llm.types import ChatModel, LLMResponse
 from core.model.episode import AgentView
 
@@ -59,6 +60,7 @@ class LLMAgent:
         self.spec = client.spec.label
         self.memory: dict[str, Any] | None = {} if self.method.memory else None
         self.repairs: list[str] = []
+        self._pending: list[ActionRepair] = []
         self.last: ParseResult | None = None
         self.calls = 0
         self.prompt_tokens = 0
@@ -124,9 +126,13 @@ class LLMAgent:
             },
         ]
 
-    def _finish(self, result: ParseResult) -> ActionT:
+    def _finish(self, result: ParseResult, view: AgentView) -> ActionT:
         self.last = result
         self.repairs.extend(result.repairs)
+        if result.repairs:
+            raw = getattr(result.action, "raw", "")
+            fixed = "" if not result.ok else render_action(result.action, view.tools)
+            self._pending.extend(ActionRepair(name, raw, fixed) for name in result.repairs)
         if result.state is not None and self.memory is not None:
             self.memory = result.state
         action = result.action
@@ -162,13 +168,15 @@ class LLMAgent:
         result = self._parse(resp, view)
         problem = self._problem(result)
         if problem is not None:
+            first = resp.text
             self.repairs.append("reprompt")
             resp = self.client.complete(
                 self._reprompt(msgs, resp.text, problem), namespace=self.namespace
             )
             self._account(resp)
+            self._pending.append(ActionRepair(f"reprompt: {problem}", first, resp.text))
             result = self._after_retry(self._parse(resp, view))
-        return self._finish(result)
+        return self._finish(result, view)
 
     async def aact(self, view: AgentView) -> ActionT:
         """Async :meth:`act` (same prompts, same cache keys)."""
@@ -178,17 +186,23 @@ class LLMAgent:
         result = self._parse(resp, view)
         problem = self._problem(result)
         if problem is not None:
+            first = resp.text
             self.repairs.append("reprompt")
             resp = await self.client.acomplete(
                 self._reprompt(msgs, resp.text, problem), namespace=self.namespace
             )
             self._account(resp)
+            self._pending.append(ActionRepair(f"reprompt: {problem}", first, resp.text))
             result = self._after_retry(self._parse(resp, view))
-        return self._finish(result)
+        return self._finish(result, view)
 
-    def pop_repairs(self) -> list[str]:
-        """Return and clear the repairs applied since the last call."""
-        out, self.repairs = self.repairs, []
+    def pop_repairs(self) -> list[ActionRepair]:
+        """Return the repairs behind the action(s) since the last call (then forget them).
+
+        :attr:`repairs` keeps every repair name of the episode; this hands each repair to the
+        orchestrator once, with the reply it fixed and what that became.
+        """
+        out, self._pending = self._pending, []
         return out
 
     def usage(self) -> dict[str, float]:

@@ -21,6 +21,7 @@ executes them one per turn, and proposes. Methods differ only in their question 
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -39,6 +40,30 @@ IntentSource = Callable[[], Intent]
 
 RESERVE_REJECTIONS = 1
 """A2/A3 keep this many rejections affordable when planning questions."""
+
+
+_COMPILE_CACHE_MAX = 65_536
+_Plan = tuple[EnvAction, ...] | None
+_COMPILED: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], _Plan]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Per world: compiled plans by (benchmark, env, base, condition keys). ``compile_intent`` is a
+pure function of the intent's content, and the same beliefs recur across personas, methods and
+seeds of one sample, so a sweep compiles each belief once per process."""
+
+
+class _NotCompilable(Exception):
+    """The host cannot compile this belief (the planner relaxes a condition and retries)."""
+
+
+def _compile_table(world: Any) -> dict[tuple[Any, ...], _Plan] | None:
+    try:
+        table = _COMPILED.get(world)
+        if table is None:
+            table = _COMPILED[world] = {}
+    except TypeError:  # a world that cannot be weakly referenced: no memo
+        return None
+    return table
 
 
 def _label(slot: str) -> str:
@@ -99,6 +124,7 @@ class SymbolicAgent:
         self.awaiting_verdict = False
         self.sig = signature(literal.benchmark, self.belief)
         self._seen = 0
+        self._tools = {t.name: t for t in world.tools()}
 
     # -- observation ---------------------------------------------------------------------------
     def attach(self, log: Any, episode_id: str) -> None:
@@ -165,9 +191,8 @@ class SymbolicAgent:
 
     def _on_observation(self, ev: ObservationRecorded) -> None:
         self.acted = True
-        tool = ev.action.tool
-        kinds = {t.name: t.kind for t in self.world.tools()}
-        if kinds.get(tool) == "write":
+        spec = self._tools.get(ev.action.tool)
+        if spec is not None and spec.kind == "write":
             key = _call_key(ev.action)
             if ev.ok:
                 self.done_writes.append(key)
@@ -194,6 +219,26 @@ class SymbolicAgent:
             return list(self.intent_source().conditions)
         return [c for s, c in sorted(self.belief.items()) if s not in self.dropped]
 
+    def _compile_one(self, fn: Callable[[Intent], Any], conds: list[Condition]) -> list[EnvAction]:
+        """``compile_intent`` of the intent over ``conds``, memoised per world (pure)."""
+        lit = self.literal
+        key = (lit.benchmark, lit.env_id, lit.base, tuple(sorted(c.key() for c in conds)))
+        table = _compile_table(self.world)
+        if table is not None and key in table:
+            got = table[key]
+        else:
+            try:
+                got = tuple(fn(self._intent(conds)))
+            except (DriftBenchError, KeyError, ValueError, TypeError):
+                got = None
+            if table is not None:
+                if len(table) >= _COMPILE_CACHE_MAX:
+                    table.clear()
+                table[key] = got
+        if got is None:
+            raise _NotCompilable
+        return list(got)
+
     def _compile(self, conds: list[Condition]) -> list[EnvAction]:
         fn = getattr(self.world, "compile_intent", None)
         if not callable(fn):
@@ -202,8 +247,8 @@ class SymbolicAgent:
         attempt = list(conds)
         for _ in range(len(conds) + 1):
             try:
-                return list(fn(self._intent(attempt)))
-            except (DriftBenchError, KeyError, ValueError, TypeError):
+                return self._compile_one(fn, attempt)
+            except _NotCompilable:
                 if not order:
                     break
                 victim = order.pop(0)
@@ -235,7 +280,7 @@ class SymbolicAgent:
     # -- questions -----------------------------------------------------------------------------
     def _missing_slots(self) -> list[str]:
         """τ²: required arguments of planned writes the belief lacks (schema-derived)."""
-        specs = {t.name: t for t in self.world.tools()}
+        specs = self._tools
         conds = self._current_conditions()
         by_write: dict[tuple[int, str], set[str]] = {}
         for c in conds:

@@ -65,6 +65,23 @@ _MIN_ANSWER = 8
 
 
 @dataclass(frozen=True)
+class ActionRepair:
+    """One fix between an agent's reply and its action (recorded as a ``repair`` event).
+
+    Attributes:
+        detail: What was repaired: a parser repair name (``unfenced_operation`` …) or
+            ``reprompt: <the parser's complaint>``.
+        original: The reply as received.
+        replacement: What it became (the canonical wire form of the action, or the re-prompted
+            reply); empty when nothing usable came of it.
+    """
+
+    detail: str
+    original: str = ""
+    replacement: str = ""
+
+
+@dataclass(frozen=True)
 class ParseResult:
     """The parsed action plus what was repaired and any stripped state block.
 

@@ -217,10 +217,11 @@ class ForcedFinal(_Event):
 
 
 class Repair(_Event):
-    """A repair: forced-final format re-prompt, or an LLM voice contradiction fix."""
+    """A repair: forced-final format re-prompt, an LLM voice contradiction fix, or the
+    tolerant action parser's fix of an agent reply (``action_format``)."""
 
     kind: Literal["repair"] = "repair"
-    target: Literal["final_format", "voice_regenerate", "voice_fallback"]
+    target: Literal["final_format", "voice_regenerate", "voice_fallback", "action_format"]
     detail: str = Field(description="What was wrong.")
     original: str = Field(default="", description="The rejected text.")
     replacement: str = Field(default="", description="What replaced it (if any).")

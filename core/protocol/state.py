@@ -34,6 +34,7 @@ from core.model.events import (
 from core.model.intent import ConditionValue, Intent, IntentGraph
 from core.model.persona import Persona
 from core.model.sample import Sample
+from core.protocol.fast import construct
 
 Phase = Literal["new", "agent", "awaiting_user", "forced_final", "ended"]
 
@@ -145,8 +146,10 @@ class EpisodeState:
 _MISSING = object()
 
 
-def _entry(turn: int, role: Literal["user", "agent", "environment"], text: str) -> TranscriptEntry:
-    return TranscriptEntry.model_construct(turn=turn, role=role, text=text, action=None)
+def _entry(
+    turn: int, role: Literal["user", "agent", "environment"], text: str, action: Any = None
+) -> TranscriptEntry:
+    return construct(TranscriptEntry, {"turn": turn, "role": role, "text": text, "action": action})
 
 
 def evolve(state: EpisodeState, ev: Event) -> EpisodeState:
@@ -177,11 +180,7 @@ def evolve(state: EpisodeState, ev: Event) -> EpisodeState:
         state.turn = ev.turn
     elif isinstance(ev, AgentActed):
         a = ev.action
-        state.transcript.append(
-            TranscriptEntry.model_construct(
-                turn=ev.turn, role="agent", text=_action_text(a), action=a
-            )
-        )
+        state.transcript.append(_entry(ev.turn, "agent", _action_text(a), a))
         if a.kind == "ask":
             state.questions += 1
             for s in ev.asked_slots:

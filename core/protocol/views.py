@@ -20,6 +20,7 @@ from core.model.episode import (
     UserView,
 )
 from core.model.events import Event, dump_event
+from core.protocol.fast import construct
 from core.protocol.hooks import slot_label
 from core.protocol.state import EpisodeState
 
@@ -64,7 +65,7 @@ def agent_view(
     }
     if validate:
         return AgentView.model_validate(fields)
-    return AgentView.model_construct(**fields)
+    return construct(AgentView, fields)
 
 
 def _shift_note(state: EpisodeState, i: int) -> str:

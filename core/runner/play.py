@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import json
 import time
-import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,26 +29,89 @@ from core.errors import LLMError
 from core.eventlog import InMemoryEventLog
 from core.llm.types import ChatModel
 from core.model.episode import Outcome
-from core.model.events import Repair
 from core.model.run import EpisodeKey, RunSpec
 from core.runner.plan import SampleSource, entity_words, literal_intent, load_world
 
-_REPAIR_TARGETS = set(typing.get_args(Repair.model_fields["target"].annotation))
-ACTION_REPAIRS_RECORDED = "action_format" in _REPAIR_TARGETS
-"""Whether the event schema can record parser repairs as ``repair`` events."""
+EventRow = tuple[int, str, int, str]
+"""One stored event: (seq, kind, turn, JSON body)."""
+
+
+def key_id(key: EpisodeKey) -> str:
+    """``key.key()`` computed without the generic canonicaliser (same digest, ~4x faster).
+
+    The key is a content hash of six strings and an int, whose canonical JSON is plain
+    ``json.dumps`` with compact separators; a sweep needs it for every planned episode.
+    """
+    body = json.dumps(
+        [key.run_id, key.benchmark, key.sample_id, key.method, key.persona, key.seed],
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return "ep-" + hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+
+
+def episode_id_of(kid: str, attempt: int) -> str:
+    """Episode id of attempt ``attempt`` of the key ``kid`` (as :meth:`EpisodeKey.episode_id`)."""
+    return kid if attempt == 0 else f"{kid}-r{attempt}"
 
 
 @dataclass
 class EpisodeRecord:
-    """A finished episode, ready to be written to the store."""
+    """A finished episode, ready to be written to the store.
+
+    Attributes:
+        key: The episode's sweep key.
+        header_json: The header as stored.
+        events_json: Every event as stored, in order.
+        outcome: The outcome value (``ERROR`` when the episode did not end).
+        summary: The state summary.
+        cost_usd: LLM spend of the episode.
+        write: False for episodes replayed only to rebuild an A3 book (already stored).
+        episode_id: The episode id (attempt suffix included).
+        key_id: ``key.key()``.
+        persona_id: The header's persona id.
+    """
 
     key: EpisodeKey
     header_json: str
-    events_json: list[tuple[int, str, int, str]]
+    events_json: list[EventRow]
     outcome: str
     summary: dict[str, Any]
     cost_usd: float = 0.0
     write: bool = True
+    episode_id: str = ""
+    key_id: str = ""
+    persona_id: str = ""
+
+    def to_wire(self) -> tuple[Any, ...]:
+        """Plain-tuple form (cheap to pickle between processes)."""
+        k = self.key
+        return (
+            (k.run_id, k.benchmark, k.sample_id, k.method, k.persona, k.seed),
+            self.header_json,
+            self.events_json,
+            self.outcome,
+            self.summary,
+            self.cost_usd,
+            self.write,
+            self.episode_id,
+            self.key_id,
+            self.persona_id,
+        )
+
+    @classmethod
+    def from_wire(cls, row: Sequence[Any]) -> EpisodeRecord:
+        """Inverse of :meth:`to_wire`."""
+        run_id, benchmark, sample_id, method, persona, seed = row[0]
+        key = EpisodeKey(
+            run_id=run_id,
+            benchmark=benchmark,
+            sample_id=sample_id,
+            method=method,
+            persona=persona,
+            seed=seed,
+        )
+        return cls(key, *row[1:])
 
 
 @dataclass
@@ -87,20 +150,30 @@ class _Raiser:
         raise self.exc
 
 
+def _serialiser(ev: Any) -> Any:
+    return ev.__pydantic_serializer__
+
+
 def _record(
-    log: InMemoryEventLog, key: EpisodeKey, eid: str, cost: float, write: bool
+    log: InMemoryEventLog, key: EpisodeKey, kid: str, eid: str, cost: float, write: bool
 ) -> EpisodeRecord:
     header = log.header(eid)
-    events = log.events(eid)
     out = log.outcome(eid)
+    rows: list[EventRow] = []
+    for e in log.events(eid):
+        # what ``model_dump_json()`` returns, without its per-call argument handling
+        rows.append((e.seq, e.kind, e.turn, _serialiser(e).to_json(e).decode()))
     return EpisodeRecord(
         key=key,
         header_json=header.model_dump_json(),
-        events_json=[(e.seq, e.kind, e.turn, e.model_dump_json()) for e in events],
+        events_json=rows,
         outcome=out.value if out is not None else Outcome.ERROR.value,
         summary=log.summary(eid),
         cost_usd=cost,
         write=write,
+        episode_id=eid,
+        key_id=kid,
+        persona_id=header.persona_id,
     )
 
 
@@ -112,7 +185,12 @@ def _personas() -> dict[str, Any]:
 
 
 def _start(
-    log: InMemoryEventLog, key: EpisodeKey, spec: RunSpec, source: SampleSource, attempt: int
+    log: InMemoryEventLog,
+    key: EpisodeKey,
+    kid: str,
+    spec: RunSpec,
+    source: SampleSource,
+    attempt: int,
 ) -> tuple[str, Any, Any]:
     sample = source.sample(key.benchmark, key.sample_id)
     graph = source.graph(key.benchmark, sample.graph_id)
@@ -127,7 +205,8 @@ def _start(
         method=key.method,
         user_voice=user_voice_for(key.method, spec.user_voice),
         run_id=key.run_id,
-        episode_id=key.episode_id(attempt),
+        episode_id=episode_id_of(kid, attempt),
+        world_loader=load_world,
     )
     return eid, sample, graph
 
@@ -146,6 +225,7 @@ def play_symbolic_unit(
     *,
     attempts: dict[str, int] | None = None,
     skip: set[str] | None = None,
+    key_ids: Sequence[str] | None = None,
 ) -> UnitResult:
     """Play one unit with the symbolic policies (deterministic).
 
@@ -155,53 +235,61 @@ def play_symbolic_unit(
         source: Samples and graphs.
         attempts: Attempt number per episode key (resume of ERROR/interrupted episodes).
         skip: Keys already finished: replayed for the A3 book, not returned for writing.
+        key_ids: ``key.key()`` of each key, when the caller has them already.
     """
     t0 = time.perf_counter()
     attempts = attempts or {}
     skip = skip or set()
+    kids = list(key_ids) if key_ids is not None else [key_id(k) for k in keys]
     book = AskBook()
+    costs = _costs(spec)
     res = UnitResult()
-    for key in keys:
+    for key, kid in zip(keys, kids, strict=True):
         log = InMemoryEventLog()
         world = load_world(key.benchmark)
-        eid, sample, graph = _start(log, key, spec, source, attempts.get(key.key(), 0))
+        eid, sample, graph = _start(log, key, kid, spec, source, attempts.get(kid, 0))
         agent = build_agent(
             key.method,
             world=world,
             literal=literal_intent(sample, graph),
             askbook=book,
-            costs=_costs(spec),
+            costs=costs,
         )
         if hasattr(agent, "attach"):
             agent.attach(log, eid)
-        episode.run(log, eid, agent)
-        res.records.append(_record(log, key, eid, 0.0, key.key() not in skip))
+        episode.run(log, eid, agent, world_loader=load_world)
+        res.records.append(_record(log, key, kid, eid, 0.0, kid not in skip))
     res.seconds = time.perf_counter() - t0
     return res
 
 
-ClientFactory = Callable[[], ChatModel]
+async def _drive_llm(
+    log: InMemoryEventLog, eid: str, agent: Any, *, offload_steps: bool = False
+) -> None:
+    """The async twin of :func:`core.episode.run` (bind truth, act, step until the end).
 
-
-async def _drive_llm(log: InMemoryEventLog, eid: str, agent: Any, *, voice_is_llm: bool) -> None:
-    """The async twin of :func:`core.episode.run` (bind truth, act, step until the end)."""
+    The agent's parser repairs are recorded with each step (``repair`` events). Steps run on
+    the event loop (they take well under a millisecond with the template voice); with an LLM
+    user voice (``offload_steps``) each step makes a blocking model call and runs in a thread.
+    """
     if hasattr(agent, "bind_truth"):
-        agent.bind_truth(episode.truth(log, eid))
+        agent.bind_truth(episode.truth(log, eid, world_loader=load_world))
     for _ in range(10_000):
-        view = episode.agent_view(log, eid)
+        view = episode.agent_view(log, eid, world_loader=load_world)
         if view.ended or view.awaiting_user:
             break
         if hasattr(agent, "aact"):
             action = await agent.aact(view)
         else:
             action = agent.act(view)
-        if voice_is_llm:
-            await asyncio.to_thread(episode.step, log, eid, action)
+        repairs = episode._pop_repairs(agent)
+        if offload_steps:
+            await asyncio.to_thread(
+                episode.step, log, eid, action, world_loader=load_world, repairs=repairs
+            )
         else:
-            episode.step(log, eid, action)
-        if ACTION_REPAIRS_RECORDED and hasattr(agent, "pop_repairs"):
-            agent.pop_repairs()  # recorded by the engine once the schema allows it
-    view = episode.agent_view(log, eid)
+            episode.step(log, eid, action, world_loader=load_world, repairs=repairs)
+    view = episode.agent_view(log, eid, world_loader=load_world)
     if view.ended and hasattr(agent, "observe_end"):
         agent.observe_end(view)
 
@@ -216,6 +304,7 @@ async def play_llm_unit(
     skip: set[str] | None = None,
     max_attempts: int = 3,
     backoff_s: float = 0.5,
+    key_ids: Sequence[str] | None = None,
 ) -> UnitResult:
     """Play one unit with LLM policies (A3 reflects between generations).
 
@@ -225,11 +314,12 @@ async def play_llm_unit(
     t0 = time.perf_counter()
     attempts = attempts or {}
     skip = skip or set()
+    kids = list(key_ids) if key_ids is not None else [key_id(k) for k in keys]
     res = UnitResult()
     book: LessonBook | None = None
     gen_digests: list[dict[str, Any]] = []
     voice_is_llm = spec.user_voice not in ("template", "mute", "human")
-    for i, key in enumerate(keys):
+    for i, (key, kid) in enumerate(zip(keys, kids, strict=True)):
         world = load_world(key.benchmark)
         m = method_spec(key.method)
         if m.self_evolving and book is None:
@@ -240,7 +330,7 @@ async def play_llm_unit(
         rec: EpisodeRecord | None = None
         for attempt in range(max_attempts):
             log = InMemoryEventLog()
-            eid, sample, graph = _start(log, key, spec, source, attempts.get(key.key(), 0))
+            eid, sample, graph = _start(log, key, kid, spec, source, attempts.get(kid, 0))
             if book is not None:
                 book.banned |= entity_words(graph, sample)
                 book.add_seen([sample.query])
@@ -252,16 +342,16 @@ async def play_llm_unit(
                 lessons=book,
             )
             try:
-                await _drive_llm(log, eid, agent, voice_is_llm=voice_is_llm)
+                await _drive_llm(log, eid, agent, offload_steps=voice_is_llm)
             except LLMError as exc:
                 if exc.retryable and attempt + 1 < max_attempts:
                     await asyncio.sleep(backoff_s * (2**attempt))
                     continue
-                episode.run(log, eid, _Raiser(exc))
+                episode.run(log, eid, _Raiser(exc), world_loader=load_world)
             cost = float(getattr(agent, "cost_usd", 0.0))
-            rec = _record(log, key, eid, cost, key.key() not in skip)
+            rec = _record(log, key, kid, eid, cost, kid not in skip)
             if book is not None:
-                view = episode.agent_view(log, eid)
+                view = episode.agent_view(log, eid, world_loader=load_world)
                 gen_digests.append(digest(view, book.banned))
             break
         assert rec is not None
@@ -272,32 +362,3 @@ async def play_llm_unit(
             gen_digests = []
     res.seconds = time.perf_counter() - t0
     return res
-
-
-def record_to_json(rec: EpisodeRecord) -> str:
-    """Serialise a record (for process / Ray transport)."""
-    return json.dumps(
-        {
-            "key": rec.key.model_dump(),
-            "header": rec.header_json,
-            "events": rec.events_json,
-            "outcome": rec.outcome,
-            "summary": rec.summary,
-            "cost_usd": rec.cost_usd,
-            "write": rec.write,
-        }
-    )
-
-
-def record_from_json(text: str) -> EpisodeRecord:
-    """Inverse of :func:`record_to_json`."""
-    d = json.loads(text)
-    return EpisodeRecord(
-        key=EpisodeKey.model_validate(d["key"]),
-        header_json=d["header"],
-        events_json=[tuple(x) for x in d["events"]],
-        outcome=d["outcome"],
-        summary=d["summary"],
-        cost_usd=d["cost_usd"],
-        write=d["write"],
-    )

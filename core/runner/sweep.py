@@ -1,9 +1,17 @@
 """Running a sweep: resume bookkeeping, backends (inline, process pool, asyncio, Ray), progress.
 
-The parent process is the only writer of the store. Resume rules: an episode key whose latest
-row ended with a scored outcome is skipped; a key whose attempts all ended in ERROR, or whose
-row was left ``running`` by a crash (marked ERROR ``interrupted`` first), is played again as a
-new attempt (``<key>-rN``; events are append-only, so a husk is never rewritten).
+The parent process is the only writer of the store; it writes finished episodes in batches
+(one transaction per batch, at most :data:`WRITE_BATCH` episodes or :data:`WRITE_INTERVAL_S`
+apart), so a crash loses at most the last batch, which a resume plays again. Resume rules: an
+episode key whose latest row ended with a scored outcome is skipped; a key whose attempts all
+ended in ERROR, or whose row was left ``running`` by a crash (marked ERROR ``interrupted``
+first), is played again as a new attempt (``<key>-rN``; events are append-only, so a husk is
+never rewritten).
+
+Backends: symbolic sweeps run inline, or in a pool of warm worker processes (forked after the
+worlds and samples are loaded, so each worker starts ready; units travel in chunks and records
+come back as plain tuples), or on Ray; LLM sweeps run as asyncio tasks with the store writes,
+cancel checks and progress updates on a thread, off the event loop.
 """
 
 from __future__ import annotations
@@ -12,10 +20,12 @@ import asyncio
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError
@@ -24,13 +34,12 @@ from core.model.run import EpisodeKey, RunOptions, RunResult, RunSpec
 from core.runner.plan import SampleSource, load_world, plan_keys, validate_spec
 from core.runner.play import (
     EpisodeRecord,
+    key_id,
     play_llm_unit,
     play_symbolic_unit,
-    record_from_json,
-    record_to_json,
     units_of,
 )
-from core.store import Store
+from core.store import Store, utcnow
 
 STATUS_PENDING = "pending"
 STATUS_RUNNING = "running"
@@ -41,74 +50,93 @@ STATUS_CANCELLED = "cancelled"
 STATUS_BUDGET = "budget_exceeded"
 STATUS_FAILED = "failed"
 
+WRITE_BATCH = 256
+"""Most episodes written in one store transaction."""
+WRITE_INTERVAL_S = 0.25
+"""Longest a finished episode waits in memory before it is written."""
+CANCEL_POLL_S = 0.2
+"""How often a running sweep reads its run row for a cancel request."""
+POOL_MIN_EPISODES = 64
+"""Smaller symbolic sweeps run inline (a pool's start-up would not pay off)."""
 
-class _RawHeader:
-    """A stored header JSON with the attributes :meth:`Store.create_episode` reads."""
-
-    def __init__(self, text: str) -> None:
-        d = json.loads(text)
-        self._text = text
-        self.episode_id: str = d["episode_id"]
-        self.run_id: str | None = d.get("run_id")
-        self.sample_id: str = d["sample_id"]
-        self.benchmark: str = d["benchmark"]
-        self.method: str = d["method"]
-        self.persona_id: str = d["persona_id"]
-        self.seed: int = d["seed"]
-        self.parent_episode_id: str | None = d.get("parent_episode_id")
-
-    def model_dump_json(self) -> str:
-        return self._text
+_EPISODE_SQL = (
+    "INSERT INTO episodes(episode_id, run_id, sample_id, benchmark, method, persona_id, seed, "
+    "parent_episode_id, header, status, outcome, n_events, summary, created_at, ended_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, 'ended', ?, ?, ?, ?, ?)"
+)
+_EVENT_SQL = "INSERT INTO events VALUES (?, ?, ?, ?, ?)"
 
 
-class _RawEvent:
-    __slots__ = ("seq", "kind", "turn", "_text")
+def write_records(store: Store, records: Sequence[EpisodeRecord]) -> None:
+    """Write finished episodes (row, events, outcome, summary) in one transaction.
 
-    def __init__(self, seq: int, kind: str, turn: int, text: str) -> None:
-        self.seq, self.kind, self.turn, self._text = seq, kind, turn, text
-
-    def model_dump_json(self) -> str:
-        return self._text
+    The rows are what :meth:`Store.create_episode`, :meth:`Store.append` and
+    :meth:`Store.finish` would leave for each episode, written at once.
+    """
+    if not records:
+        return
+    now = utcnow()
+    episodes = []
+    events: list[tuple[str, int, str, int, str]] = []
+    for rec in records:
+        k, eid = rec.key, rec.episode_id
+        summary = dict(rec.summary)
+        if rec.cost_usd:
+            summary["cost_usd"] = rec.cost_usd
+        episodes.append(
+            (
+                eid,
+                k.run_id,
+                k.sample_id,
+                k.benchmark,
+                k.method,
+                rec.persona_id or k.persona,
+                k.seed,
+                rec.header_json,
+                rec.outcome,
+                len(rec.events_json),
+                json.dumps(summary),
+                now,
+                now,
+            )
+        )
+        events.extend((eid, seq, kind, turn, body) for seq, kind, turn, body in rec.events_json)
+    with store.transaction() as conn:
+        conn.executemany(_EPISODE_SQL, episodes)
+        conn.executemany(_EVENT_SQL, events)
 
 
 def write_record(store: Store, rec: EpisodeRecord) -> None:
     """Write one finished episode (header, events, outcome) to the store."""
-    store.create_episode(_RawHeader(rec.header_json))
-    store.append(_eid(rec), [_RawEvent(*e) for e in rec.events_json])
-    summary = dict(rec.summary)
-    if rec.cost_usd:
-        summary["cost_usd"] = rec.cost_usd
-    store.finish(_eid(rec), rec.outcome, summary)
-
-
-def _eid(rec: EpisodeRecord) -> str:
-    return str(json.loads(rec.header_json)["episode_id"])
+    write_records(store, [rec])
 
 
 @dataclass
 class ResumeState:
-    """Per-key bookkeeping from the store rows of a run."""
+    """Per-key bookkeeping from the store rows of a run (keys are ``EpisodeKey.key()``)."""
 
     done: set[str] = field(default_factory=set)
     errors: set[str] = field(default_factory=set)
     attempts: dict[str, int] = field(default_factory=dict)
 
 
-def resume_state(store: Store, run_id: str, keys: Sequence[EpisodeKey]) -> ResumeState:
+def resume_state(
+    store: Store, run_id: str, keys: Sequence[EpisodeKey], key_ids: Sequence[str] | None = None
+) -> ResumeState:
     """Read which keys are finished, which errored, and each key's next attempt number.
 
     Rows left ``running`` by a crash are marked ERROR (``interrupted``) on the way.
     """
-    by_cell = {k.cell(): k for k in keys}
+    kids = key_ids if key_ids is not None else [key_id(k) for k in keys]
+    by_cell = {k.cell(): kid for k, kid in zip(keys, kids, strict=True)}
     st = ResumeState()
     rows = store.episode_rows(run_id=run_id)
     latest: dict[str, tuple[int, str | None]] = {}
     for r in rows:
         cell = (r["benchmark"], r["sample_id"], r["method"], r["persona_id"], r["seed"])
-        key = by_cell.get(cell)
-        if key is None:
+        k = by_cell.get(cell)
+        if k is None:
             continue
-        k = key.key()
         st.attempts[k] = st.attempts.get(k, 0) + 1
         outcome = r["outcome"]
         if r["status"] != "ended":
@@ -136,6 +164,9 @@ class _Progress:
         self.total, self.completed, self.errors = total, done, errors
         self.cost = 0.0
         self._last = 0.0
+        self._polled = 0.0
+        self._cancel = False
+        self._lock = threading.Lock()
         self.bar: Any = None
         if show:
             from tqdm import tqdm
@@ -143,152 +174,255 @@ class _Progress:
             self.bar = tqdm(total=total, initial=done, unit="ep", file=sys.stderr)
 
     def add(self, rec: EpisodeRecord, was_error: bool) -> None:
-        if rec.outcome == Outcome.ERROR.value:
-            if not was_error:
-                self.errors += 1
-        else:
-            self.completed += 1
-            if was_error:
-                self.errors -= 1
-        self.cost += rec.cost_usd
+        with self._lock:
+            if rec.outcome == Outcome.ERROR.value:
+                if not was_error:
+                    self.errors += 1
+            else:
+                self.completed += 1
+                if was_error:
+                    self.errors -= 1
+            self.cost += rec.cost_usd
         if self.bar is not None:
             self.bar.update(1)
-        self.flush()
 
     def flush(self, status: str = STATUS_RUNNING, force: bool = False) -> None:
         now = time.monotonic()
         if force or now - self._last > 0.5:
             self._last = now
+            with self._lock:
+                completed, errors, cost = self.completed, self.errors, self.cost
             self.store.set_run_status(
-                self.run_id,
-                status,
-                completed=self.completed,
-                errors=self.errors,
-                cost_usd=self.cost,
+                self.run_id, status, completed=completed, errors=errors, cost_usd=cost
             )
 
-    def cancelled(self) -> bool:
-        return str(self.store.get_run(self.run_id)["status"]) == STATUS_CANCELLING
+    def cancelled(self, force: bool = False) -> bool:
+        """Whether a cancel was requested (the run row is read at most every 0.2 s)."""
+        now = time.monotonic()
+        if not self._cancel and (force or now - self._polled >= CANCEL_POLL_S):
+            self._polled = now
+            self._cancel = str(self.store.get_run(self.run_id)["status"]) == STATUS_CANCELLING
+        return self._cancel
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
 
 
+class _Writer:
+    """Buffers finished episodes and writes them in batches (thread-safe ``add``)."""
+
+    def __init__(self, store: Store, prog: _Progress, errors: set[str]) -> None:
+        self.store, self.prog, self.errors = store, prog, errors
+        self._buf: list[EpisodeRecord] = []
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._since = time.monotonic()
+
+    def add(self, records: Iterable[EpisodeRecord]) -> None:
+        """Queue records for writing (episodes replayed only for an A3 book are dropped)."""
+        with self._lock:
+            self._buf.extend(r for r in records if r.write)
+
+    def due(self) -> bool:
+        """Whether a batch is full or the oldest queued record waited long enough."""
+        with self._lock:
+            n = len(self._buf)
+        return n >= WRITE_BATCH or (n > 0 and time.monotonic() - self._since >= WRITE_INTERVAL_S)
+
+    def flush(self) -> int:
+        """Write everything queued (one transaction per batch); return how many were written."""
+        with self._write_lock:
+            with self._lock:
+                batch, self._buf = self._buf, []
+                self._since = time.monotonic()
+            for i in range(0, len(batch), WRITE_BATCH):
+                part = batch[i : i + WRITE_BATCH]
+                write_records(self.store, part)
+                for rec in part:
+                    self.prog.add(rec, rec.key_id in self.errors)
+            if batch:
+                self.prog.flush()
+            return len(batch)
+
+    def maybe_flush(self) -> None:
+        """Flush when :meth:`due`."""
+        if self.due():
+            self.flush()
+
+
 # -- symbolic backends ---------------------------------------------------------------------------
+UnitWire = list[tuple[tuple[str, str, str, str, str, int], str]]
+"""A unit in transit: (key fields, key id) per episode."""
+
+_SHARED: dict[str, Any] = {}
+"""Set in the parent before the pool forks: what workers inherit ready-made."""
 _WORKER: dict[str, Any] = {}
+"""Per worker process: spec, sample source, resume bookkeeping."""
 
 
-def _worker_init(store_path: str | None) -> None:
-    _WORKER["source"] = SampleSource(Store.open(_path(store_path)) if store_path else None)
+def _unit_wire(unit: Sequence[EpisodeKey], kids: dict[int, str]) -> UnitWire:
+    return [
+        ((k.run_id, k.benchmark, k.sample_id, k.method, k.persona, k.seed), kids[id(k)])
+        for k in unit
+    ]
 
 
-def _path(p: str) -> Any:
-    from pathlib import Path
+def _worker_init(
+    store_path: str | None,
+    spec_json: str,
+    attempts: dict[str, int],
+    skip: set[str],
+) -> None:
+    """Prepare a worker once: parse the spec, get samples and warm the worlds.
 
-    return Path(p)
-
-
-def _play_chunk(
-    spec_json: str, units: list[list[dict[str, Any]]], attempts: dict[str, int], skip: list[str]
-) -> list[str]:
+    Forked workers inherit the parent's loaded worlds and parsed samples (``_SHARED``); other
+    start methods (and Ray workers) open the store and load them here, once per process.
+    """
     spec = RunSpec.model_validate_json(spec_json)
-    source = _WORKER.get("source") or SampleSource(None)
-    out: list[str] = []
+    source = _SHARED.get("source")
+    if source is None:
+        source = SampleSource(Store.open(Path(store_path)) if store_path else None)
+    for b in spec.benchmarks:
+        load_world(b)
+    _WORKER.update(spec=spec, source=source, attempts=attempts, skip=skip)
+
+
+def _play_chunk(units: list[UnitWire]) -> list[tuple[Any, ...]]:
+    """Play units in a worker; return the records to write, as plain tuples."""
+    spec: RunSpec = _WORKER["spec"]
+    out: list[tuple[Any, ...]] = []
     for unit in units:
-        keys = [EpisodeKey.model_validate(k) for k in unit]
-        res = play_symbolic_unit(keys, spec, source, attempts=attempts, skip=set(skip))
-        out.extend(record_to_json(r) for r in res.records if r.write)
+        keys = [
+            EpisodeKey(run_id=r, benchmark=b, sample_id=s, method=m, persona=p, seed=sd)
+            for (r, b, s, m, p, sd), _ in unit
+        ]
+        res = play_symbolic_unit(
+            keys,
+            spec,
+            _WORKER["source"],
+            attempts=_WORKER["attempts"],
+            skip=_WORKER["skip"],
+            key_ids=[kid for _, kid in unit],
+        )
+        out.extend(r.to_wire() for r in res.records if r.write)
     return out
 
 
-def _chunks(units: list[list[EpisodeKey]], size: int) -> Iterator[list[list[EpisodeKey]]]:
+def _chunks(units: list[UnitWire], size: int) -> Iterator[list[UnitWire]]:
     for i in range(0, len(units), size):
         yield units[i : i + size]
+
+
+def chunk_size(n_units: int, workers: int) -> int:
+    """Units per pool task: about 8 tasks per worker (load balance), at most 64 units."""
+    return max(1, min(64, -(-n_units // (workers * 8))))
+
+
+def _preload(source: SampleSource, spec: RunSpec, units: list[list[EpisodeKey]]) -> None:
+    """Load worlds and parse every sample and graph the units need (before forking)."""
+    for b in spec.benchmarks:
+        load_world(b)
+    for unit in units:
+        for k in unit:
+            s = source.sample(k.benchmark, k.sample_id)
+            source.graph(k.benchmark, s.graph_id)
 
 
 def _run_symbolic(
     store: Store,
     spec: RunSpec,
     units: list[list[EpisodeKey]],
+    kids: dict[int, str],
     rs: ResumeState,
     prog: _Progress,
     options: RunOptions,
 ) -> str:
     workers = options.workers or os.cpu_count() or 1
     n_eps = sum(len(u) for u in units)
-    skip = sorted(rs.done)
+    writer = _Writer(store, prog, rs.errors)
     if options.backend == "ray":
-        return _run_ray(store, spec, units, rs, prog, options)
-    if workers <= 1 or n_eps < 64:
-        source = SampleSource(store)
-        for unit in units:
-            if prog.cancelled():
-                return STATUS_CANCELLED
-            res = play_symbolic_unit(unit, spec, source, attempts=rs.attempts, skip=rs.done)
-            for rec in res.records:
-                if rec.write:
-                    write_record(store, rec)
-                    prog.add(rec, rec.key.key() in rs.errors)
-        return ""
-    for b in spec.benchmarks:
-        load_world(b)  # loaded once in the parent; forked workers inherit it
-    size = max(1, min(64, len(units) // (workers * 4) or 1))
-    spec_json = spec.model_dump_json()
+        return _run_ray(store, spec, units, kids, rs, writer, options)
+    source = SampleSource(store)
+    if workers <= 1 or n_eps < POOL_MIN_EPISODES or sys.platform == "win32":
+        try:
+            for unit in units:
+                if prog.cancelled():
+                    return STATUS_CANCELLED
+                res = play_symbolic_unit(
+                    unit,
+                    spec,
+                    source,
+                    attempts=rs.attempts,
+                    skip=rs.done,
+                    key_ids=[kids[id(k)] for k in unit],
+                )
+                writer.add(res.records)
+                writer.maybe_flush()
+            return ""
+        finally:
+            writer.flush()
+    return _run_pool(store, spec, units, kids, rs, writer, workers, source)
+
+
+def _run_pool(
+    store: Store,
+    spec: RunSpec,
+    units: list[list[EpisodeKey]],
+    kids: dict[int, str],
+    rs: ResumeState,
+    writer: _Writer,
+    workers: int,
+    source: SampleSource,
+) -> str:
     import multiprocessing as mp
 
-    ctx = mp.get_context("fork") if sys.platform != "win32" else mp.get_context()
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=ctx, initializer=_worker_init, initargs=(str(store.path),)
-    ) as pool:
-        pending: set[Future[list[str]]] = set()
-        it = iter(_chunks(units, size))
-        status = ""
-        for chunk in it:
-            pending.add(
-                pool.submit(
-                    _play_chunk,
-                    spec_json,
-                    [[k.model_dump() for k in u] for u in chunk],
-                    rs.attempts,
-                    skip,
-                )
-            )
-            if len(pending) >= workers * 2:
-                break
-        while pending:
-            done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-            for fut in done:
-                for text in fut.result():
-                    rec = record_from_json(text)
-                    write_record(store, rec)
-                    prog.add(rec, rec.key.key() in rs.errors)
-                if not status:
-                    nxt = next(it, None)
-                    if nxt is not None:
-                        pending.add(
-                            pool.submit(
-                                _play_chunk,
-                                spec_json,
-                                [[k.model_dump() for k in u] for u in nxt],
-                                rs.attempts,
-                                skip,
-                            )
-                        )
-            if not status and prog.cancelled():
-                status = STATUS_CANCELLED
-                for f in pending:
-                    f.cancel()
-            prog.flush()
-        return status
+    prog = writer.prog
+    _preload(source, spec, units)
+    _SHARED["source"] = source
+    wire = [_unit_wire(u, kids) for u in units]
+    size = chunk_size(len(wire), workers)
+    ctx = mp.get_context("fork")
+    status = ""
+    try:
+        with ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=ctx,
+            initializer=_worker_init,
+            initargs=(str(store.path), spec.model_dump_json(), rs.attempts, rs.done),
+        ) as pool:
+            it = _chunks(wire, size)
+            pending: set[Future[list[tuple[Any, ...]]]] = set()
+            for chunk in it:
+                pending.add(pool.submit(_play_chunk, chunk))
+                if len(pending) >= workers * 3:
+                    break
+            while pending:
+                done, pending = wait(pending, timeout=WRITE_INTERVAL_S, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    writer.add(EpisodeRecord.from_wire(r) for r in fut.result())
+                    if not status:
+                        nxt = next(it, None)
+                        if nxt is not None:
+                            pending.add(pool.submit(_play_chunk, nxt))
+                writer.maybe_flush()
+                if not status and prog.cancelled():
+                    status = STATUS_CANCELLED
+                    for f in pending:
+                        f.cancel()
+    finally:
+        _SHARED.clear()
+        writer.flush()
+    return status
 
 
 def _run_ray(
     store: Store,
     spec: RunSpec,
     units: list[list[EpisodeKey]],
+    kids: dict[int, str],
     rs: ResumeState,
-    prog: _Progress,
+    writer: _Writer,
     options: RunOptions,
 ) -> str:
     try:
@@ -297,39 +431,48 @@ def _run_ray(
         raise ConfigError(
             "Ray is not installed (pip install 'driftbench-studio[ray]')", field="--backend"
         ) from None
-    if not ray.is_initialized():
-        ray.init(num_cpus=options.workers, include_dashboard=False, log_to_driver=False)
-    remote = ray.remote(_ray_chunk)
-    spec_json = spec.model_dump_json()
-    size = max(1, len(units) // ((options.workers or os.cpu_count() or 1) * 4) or 1)
-    refs = [
-        remote.remote(
-            spec_json,
-            str(store.path),
-            [[k.model_dump() for k in u] for u in chunk],
-            rs.attempts,
-            sorted(rs.done),
+    workers = options.workers or os.cpu_count() or 1
+    started = not ray.is_initialized()
+    if started:
+        ray.init(
+            num_cpus=workers,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
         )
-        for chunk in _chunks(units, size)
-    ]
-    for ref in refs:
-        for text in ray.get(ref):
-            rec = record_from_json(text)
-            write_record(store, rec)
-            prog.add(rec, rec.key.key() in rs.errors)
-    return ""
+    status = ""
+    try:
+        remote = ray.remote(_ray_chunk)
+        ctx = ray.put((str(store.path), spec.model_dump_json(), dict(rs.attempts), set(rs.done)))
+        wire = [_unit_wire(u, kids) for u in units]
+        pending = [
+            remote.remote(ctx, chunk) for chunk in _chunks(wire, chunk_size(len(wire), workers))
+        ]
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1, timeout=WRITE_INTERVAL_S)
+            for ref in ready:
+                writer.add(EpisodeRecord.from_wire(r) for r in ray.get(ref))
+            writer.maybe_flush()
+            if writer.prog.cancelled():
+                status = STATUS_CANCELLED
+                for ref in pending:
+                    ray.cancel(ref)
+                break
+    finally:
+        writer.flush()
+        if started:
+            ray.shutdown()
+    return status
 
 
 def _ray_chunk(
-    spec_json: str,
-    store_path: str,
-    units: list[list[dict[str, Any]]],
-    attempts: dict[str, int],
-    skip: list[str],
-) -> list[str]:
-    if "source" not in _WORKER:
-        _worker_init(store_path)
-    return _play_chunk(spec_json, units, attempts, skip)
+    ctx: tuple[str, str, dict[str, int], set[str]], units: list[UnitWire]
+) -> list[tuple[Any, ...]]:
+    """A Ray task: set the worker up once (per process), then play a chunk."""
+    if "spec" not in _WORKER or _WORKER.get("ctx") != ctx[1]:
+        _worker_init(*ctx)
+        _WORKER["ctx"] = ctx[1]
+    return _play_chunk(units)
 
 
 # -- LLM backend -------------------------------------------------------------------------------
@@ -337,6 +480,7 @@ def _run_llm(
     store: Store,
     spec: RunSpec,
     units: list[list[EpisodeKey]],
+    kids: dict[int, str],
     rs: ResumeState,
     prog: _Progress,
     options: RunOptions,
@@ -346,24 +490,44 @@ def _run_llm(
         from core.llm import make_client
 
         client = make_client(spec.agent, cache_path=store.path)
-    return asyncio.run(_llm_main(store, spec, units, rs, prog, options, client))
+    return asyncio.run(_llm_main(store, spec, units, kids, rs, prog, options, client))
 
 
 async def _llm_main(
     store: Store,
     spec: RunSpec,
     units: list[list[EpisodeKey]],
+    kids: dict[int, str],
     rs: ResumeState,
     prog: _Progress,
     options: RunOptions,
     client: Any,
 ) -> str:
-    sem = asyncio.Semaphore(options.concurrency)
+    """``concurrency`` asyncio workers share one client; writes happen on a thread."""
     source = SampleSource(store)
+    for b in spec.benchmarks:
+        load_world(b)
+    writer = _Writer(store, prog, rs.errors)
     status = {"value": ""}
+    spent = {"usd": prog.cost}
+    queue = iter(units)
+    stop = asyncio.Event()
 
-    async def one(unit: list[EpisodeKey]) -> None:
-        async with sem:
+    def housekeeping() -> None:  # runs on a thread: SQLite never blocks the loop
+        writer.flush()
+        if not status["value"] and prog.cancelled():
+            status["value"] = STATUS_CANCELLED
+
+    async def flusher() -> None:
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), WRITE_INTERVAL_S)
+            except TimeoutError:
+                pass
+            await asyncio.to_thread(housekeeping)
+
+    async def worker() -> None:
+        for unit in queue:
             if status["value"]:
                 return
             res = await play_llm_unit(
@@ -375,17 +539,20 @@ async def _llm_main(
                 skip=rs.done,
                 max_attempts=options.max_attempts,
                 backoff_s=options.retry_backoff_s,
+                key_ids=[kids[id(k)] for k in unit],
             )
-            for rec in res.records:
-                if rec.write:
-                    write_record(store, rec)
-                    prog.add(rec, rec.key.key() in rs.errors)
-            if options.max_cost_usd is not None and prog.cost > options.max_cost_usd:
+            writer.add(res.records)
+            spent["usd"] += sum(r.cost_usd for r in res.records if r.write)
+            if options.max_cost_usd is not None and spent["usd"] > options.max_cost_usd:
                 status["value"] = STATUS_BUDGET
-            elif prog.cancelled():
-                status["value"] = STATUS_CANCELLED
 
-    await asyncio.gather(*(one(u) for u in units))
+    flush_task = asyncio.create_task(flusher())
+    try:
+        await asyncio.gather(*(worker() for _ in range(min(options.concurrency, len(units)))))
+    finally:
+        stop.set()
+        await flush_task
+        await asyncio.to_thread(writer.flush)
     return status["value"]
 
 
@@ -422,21 +589,21 @@ def run_sweep(
     source = SampleSource(store)
     keys = plan_keys(source, spec)
     store.put_run(run_id, name, spec.model_dump_json(), len(keys))
-    rs = resume_state(store, run_id, keys)
+    key_ids = [key_id(k) for k in keys]
+    kids = {id(k): kid for k, kid in zip(keys, key_ids, strict=True)}
+    rs = resume_state(store, run_id, keys, key_ids)
     show = options.progress if options.progress is not None else sys.stderr.isatty()
     prog = _Progress(store, run_id, len(keys), len(rs.done), len(rs.errors), show)
-    todo = [k for k in keys if k.key() not in rs.done]
-    todo_keys = {k.key() for k in todo}
-    units = [u for u in units_of(keys, spec) if any(k.key() in todo_keys for k in u)]
+    units = [u for u in units_of(keys, spec) if any(kids[id(k)] not in rs.done for k in u)]
     prog.flush(STATUS_RUNNING, force=True)
     prior_cost = float(store.get_run(run_id)["cost_usd"] or 0.0)
     prog.cost = prior_cost
     status = ""
     try:
         if spec.is_symbolic:
-            status = _run_symbolic(store, spec, units, rs, prog, options)
+            status = _run_symbolic(store, spec, units, kids, rs, prog, options)
         else:
-            status = _run_llm(store, spec, units, rs, prog, options, client)
+            status = _run_llm(store, spec, units, kids, rs, prog, options, client)
     except KeyboardInterrupt:
         prog.flush(STATUS_CANCELLED, force=True)
         prog.close()
