@@ -133,6 +133,8 @@ with tab_report:
                     "match_on": match_on.strip() or None,
                     "refresh": refresh,
                 }
+            elif mode == kinds[2]:
+                st.warning("Choose a study first (create one over the sessions on the Data page).")
             else:
                 st.warning("Give two model specs first.")
         params = st.session_state.get("ses-report")
