@@ -311,9 +311,7 @@ def resume_job(
     launcher: Launcher | None = None,
 ) -> Job:
     """Launch a stored run's spec again (finished episodes are skipped, errors retried)."""
-    row = store.get_run(run)
-    spec = RunSpec.model_validate_json(row["spec"])
-    return launch_job(store, spec, options, launcher=launcher)
+    return launch_job(store, run_spec(store, run), options, launcher=launcher)
 
 
 def cancel_job(store: Store, run: str) -> str:
@@ -433,5 +431,12 @@ def run_spec(store: Store, run: str) -> RunSpec:
 
     Raises:
         NotFoundError: Unknown run.
+        ConfigError: The stored spec is not a valid RunSpec (e.g. an imported run).
     """
-    return RunSpec.model_validate_json(store.get_run(run)["spec"])
+    row = store.get_run(run)
+    try:
+        return RunSpec.model_validate_json(row["spec"])
+    except ValidationError as exc:
+        raise ConfigError(
+            f"run {row['name']!r} has no valid spec to show or resume", field="runs.spec"
+        ) from exc

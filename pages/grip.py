@@ -232,3 +232,11 @@ if not heat.empty:
             "value": st.column_config.TextColumn(cm),
         },
     )
+    if len(eps):
+        st.markdown(
+            "Open in the inspector: "
+            + " · ".join(
+                f"[{e}]({link})"
+                for e, link in zip(eps["episode_id"][:8], eps["inspect"][:8], strict=True)
+            )
+        )

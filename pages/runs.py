@@ -107,6 +107,7 @@ with st.expander("New run", expanded=not run_rows(store)):
             job = guarded(launch_job, store, spec, options)
             if job is not None:
                 st.session_state["runs-selected"] = job.name
+                st.session_state.setdefault("runs-launched", []).append(job.name)
                 st.success(f"Launched {job.name} in worker process {job.pid}.")
 
 rows = run_rows(store)
@@ -146,6 +147,13 @@ def progress_panel() -> None:
             )
         },
     )
+    watched = set(st.session_state.get("runs-launched", []))
+    for r in current:
+        if r.active or r.name in watched:
+            st.progress(
+                r.fraction,
+                text=f"{r.name}: {r.status} · {r.completed + r.errors}/{r.total} episodes",
+            )
     if any(r.symbolic for r in current):
         st.caption(OFFLINE_NOTE)
 

@@ -210,7 +210,7 @@ def heatmap_figure(heat: pd.DataFrame, personas: Sequence[str] | None = None) ->
             go.Scatter(
                 x=part["column"],
                 y=part["persona"],
-                mode="markers+text",
+                mode="markers+text" if len(columns) <= 12 else "markers",
                 marker=marker,
                 text=[t if t != UNDEFINED else UNDEFINED for t in part["text"]],
                 textfont={"size": 9},
@@ -235,7 +235,7 @@ def heatmap_figure(heat: pd.DataFrame, personas: Sequence[str] | None = None) ->
         xaxis={"categoryorder": "array", "categoryarray": columns, "tickangle": -45},
         yaxis={"categoryorder": "array", "categoryarray": rows[::-1]},
         clickmode="event+select",
-        dragmode="select",
+        dragmode="zoom",  # a click selects a cell; box-select stays in the modebar
     )
     return fig
 

@@ -246,3 +246,12 @@ def test_cancel_interrupts_a_studio_worker(store: Store) -> None:
     log = jobs.worker_log(store, run["run_id"], lines=1000)
     assert "launch long" in log and "KeyboardInterrupt" in log
     assert jobs.reconcile(store) == []  # the worker wrote its final status itself
+
+
+def test_a_run_without_a_valid_spec_cannot_be_resumed(store: Store) -> None:
+    store.put_run("run-imported", "imported", "{}", 3)
+    with pytest.raises(ConfigError) as exc:
+        jobs.resume_job(store, "imported")
+    assert exc.value.field == "runs.spec"
+    [row] = jobs.run_rows(store)
+    assert row.agent == "symbolic" and row.worker == "unknown"
