@@ -136,7 +136,6 @@ def test_api_keys_never_reach_store_logs_or_exports(
     (row,) = store.episode_rows(run_id=spec3.run_id())
     error = json.loads(store.event_jsons(row["episode_id"])[-1])["error"]
     assert "401" in error or "key" in error.lower()
-    print("ECHO ERROR:", error)
 
     outputs: dict[str, str] = {}
     for run in (first.run, "k", "echo"):
