@@ -524,3 +524,29 @@ def test_data_page_refuses_a_path_outside_the_allowed_folders(
     assert not at.success
     del at
     assert _snapshot(home / "driftbench.db") == before
+
+
+def test_opening_and_reading_a_current_store_writes_nothing(store_copy: Path) -> None:
+    before = _snapshot(store_copy)
+    store = Store.open(store_copy)
+    store.list_runs()
+    store.counts()
+    store.close()
+    del store
+    for argv in (("runs", "--json"), ("doctor", "--json")):
+        rc, _, err = _cli(store_copy, *argv)
+        assert rc == 0, err
+    assert _snapshot(store_copy) == before
+
+
+def test_a_store_from_a_newer_version_is_refused_untouched(store_copy: Path) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(store_copy)
+    conn.execute("UPDATE meta SET value='999' WHERE key='schema_version'")
+    conn.commit()
+    conn.close()
+    before = _snapshot(store_copy)
+    rc, _, err = _cli(store_copy, "runs")
+    assert rc == 2 and "newer" in err and str(store_copy) in err
+    assert _snapshot(store_copy) == before
