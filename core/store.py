@@ -5,7 +5,9 @@ foreign keys are on for every connection. Events are append-only: triggers rejec
 DELETE on ``events``. The file opens unchanged in Datasette or ``sqlite-utils``.
 
 Tables: ``meta``, ``worlds``, ``graphs``, ``samples``, ``runs``, ``episodes``, ``events``,
-``llm_cache``, ``annotations``, ``judgments``.
+``llm_cache``, ``annotations``, ``judgments`` (v1); ``studies``, ``annotators``,
+``study_annotators``, ``assignments``, ``study_plays``, ``sessions``, ``session_judgments`` (v2).
+GRIP keeps derived caches (``grip_cache``, ``grip_report_cache``) that it may drop and rebuild.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import sqlite_utils
 from core.errors import DriftBenchError, NotFoundError
 from core.paths import default_store_path
 
-STORE_SCHEMA_VERSION = 1
+STORE_SCHEMA_VERSION = 2
 """Current store schema version. Bump it and add a migration to ``_MIGRATIONS``."""
 
 _SCHEMA_V1 = """
@@ -143,7 +145,82 @@ CREATE TABLE IF NOT EXISTS judgments (
 CREATE INDEX IF NOT EXISTS judgments_run ON judgments(run_id, judge, task);
 """
 
-_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {}
+STUDY_DDL: tuple[str, ...] = (
+    """CREATE TABLE IF NOT EXISTS studies (
+        study_id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        spec TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'open',
+        created_at TEXT NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS annotators (
+        annotator_id TEXT PRIMARY KEY,
+        display_name TEXT NOT NULL,
+        role TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS study_annotators (
+        study_id TEXT NOT NULL REFERENCES studies(study_id),
+        annotator_id TEXT NOT NULL REFERENCES annotators(annotator_id),
+        added_at TEXT NOT NULL,
+        PRIMARY KEY (study_id, annotator_id)
+    )""",
+    """CREATE TABLE IF NOT EXISTS assignments (
+        assignment_id INTEGER PRIMARY KEY AUTOINCREMENT,
+        study_id TEXT NOT NULL REFERENCES studies(study_id),
+        annotator_id TEXT NOT NULL REFERENCES annotators(annotator_id),
+        role TEXT NOT NULL,
+        target_kind TEXT NOT NULL,
+        target_id TEXT NOT NULL,
+        condition TEXT NOT NULL DEFAULT '',
+        position INTEGER NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending',
+        opened_at TEXT,
+        completed_at TEXT,
+        UNIQUE (study_id, annotator_id, role, target_kind, target_id, condition)
+    )""",
+    "CREATE INDEX IF NOT EXISTS assignments_queue ON assignments(study_id, annotator_id, position)",
+    "CREATE INDEX IF NOT EXISTS assignments_target ON assignments(study_id, target_kind, "
+    "target_id)",
+    """CREATE TABLE IF NOT EXISTS study_plays (
+        episode_id TEXT PRIMARY KEY,
+        study_id TEXT,
+        annotator_id TEXT NOT NULL,
+        role TEXT NOT NULL,
+        sample_id TEXT NOT NULL,
+        assignment_id INTEGER,
+        created_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS study_plays_annotator ON study_plays(annotator_id)",
+    """CREATE TABLE IF NOT EXISTS sessions (
+        session_id TEXT PRIMARY KEY,
+        source TEXT NOT NULL,
+        body TEXT NOT NULL,
+        n_messages INTEGER NOT NULL,
+        n_user_turns INTEGER NOT NULL,
+        n_tool_calls INTEGER NOT NULL,
+        platform_score REAL,
+        metadata TEXT NOT NULL,
+        imported_at TEXT NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS session_judgments (
+        session_id TEXT NOT NULL REFERENCES sessions(session_id),
+        judge TEXT NOT NULL,
+        value TEXT NOT NULL,
+        raw TEXT,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (session_id, judge)
+    )""",
+)
+"""Schema v2: human studies and imported production sessions (see :mod:`core.studies`)."""
+
+
+def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
+    for statement in STUDY_DDL:
+        conn.execute(statement)
+
+
+_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _migrate_1_to_2}
 """Migrations from version ``v`` to ``v + 1``, keyed by ``v``."""
 
 
@@ -278,7 +355,7 @@ class Store:
             for statement in _statements(_SCHEMA_V1):
                 conn.execute(statement)
             row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            version = int(row[0]) if row else STORE_SCHEMA_VERSION
+            version = int(row[0]) if row else 1  # a new file starts at v1 and migrates up
             if version > STORE_SCHEMA_VERSION:
                 raise StoreError(
                     f"{self.path}: schema version {version} is newer than this code "

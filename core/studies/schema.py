@@ -2,7 +2,8 @@
 
 Every public function of :mod:`core.studies` calls :func:`ensure_study_schema` first, so the
 tables exist before anything reads or writes them. The statements are idempotent
-(``CREATE … IF NOT EXISTS``); the lead will later fold them into the store's migrations.
+(``CREATE … IF NOT EXISTS``); the DDL itself lives in :mod:`core.store` (schema v2), so every
+store has these tables from the moment it is opened and this check is a read-only safety net.
 
 Tables:
     ``studies``: one row per study (the :class:`~core.studies.models.StudySpec` as JSON).
@@ -18,7 +19,7 @@ Labels themselves live in the store's ``annotations`` table.
 
 from __future__ import annotations
 
-from core.store import Store
+from core.store import STUDY_DDL, Store
 
 STUDY_TABLES: tuple[str, ...] = (
     "studies",
@@ -31,73 +32,7 @@ STUDY_TABLES: tuple[str, ...] = (
 )
 """Tables created by :func:`ensure_study_schema`."""
 
-_DDL: tuple[str, ...] = (
-    """CREATE TABLE IF NOT EXISTS studies (
-        study_id TEXT PRIMARY KEY,
-        name TEXT NOT NULL UNIQUE,
-        spec TEXT NOT NULL,
-        status TEXT NOT NULL DEFAULT 'open',
-        created_at TEXT NOT NULL
-    )""",
-    """CREATE TABLE IF NOT EXISTS annotators (
-        annotator_id TEXT PRIMARY KEY,
-        display_name TEXT NOT NULL,
-        role TEXT NOT NULL,
-        created_at TEXT NOT NULL
-    )""",
-    """CREATE TABLE IF NOT EXISTS study_annotators (
-        study_id TEXT NOT NULL REFERENCES studies(study_id),
-        annotator_id TEXT NOT NULL REFERENCES annotators(annotator_id),
-        added_at TEXT NOT NULL,
-        PRIMARY KEY (study_id, annotator_id)
-    )""",
-    """CREATE TABLE IF NOT EXISTS assignments (
-        assignment_id INTEGER PRIMARY KEY AUTOINCREMENT,
-        study_id TEXT NOT NULL REFERENCES studies(study_id),
-        annotator_id TEXT NOT NULL REFERENCES annotators(annotator_id),
-        role TEXT NOT NULL,
-        target_kind TEXT NOT NULL,
-        target_id TEXT NOT NULL,
-        condition TEXT NOT NULL DEFAULT '',
-        position INTEGER NOT NULL,
-        status TEXT NOT NULL DEFAULT 'pending',
-        opened_at TEXT,
-        completed_at TEXT,
-        UNIQUE (study_id, annotator_id, role, target_kind, target_id, condition)
-    )""",
-    "CREATE INDEX IF NOT EXISTS assignments_queue ON assignments(study_id, annotator_id, position)",
-    "CREATE INDEX IF NOT EXISTS assignments_target ON assignments(study_id, target_kind, "
-    "target_id)",
-    """CREATE TABLE IF NOT EXISTS study_plays (
-        episode_id TEXT PRIMARY KEY,
-        study_id TEXT,
-        annotator_id TEXT NOT NULL,
-        role TEXT NOT NULL,
-        sample_id TEXT NOT NULL,
-        assignment_id INTEGER,
-        created_at TEXT NOT NULL
-    )""",
-    "CREATE INDEX IF NOT EXISTS study_plays_annotator ON study_plays(annotator_id)",
-    """CREATE TABLE IF NOT EXISTS sessions (
-        session_id TEXT PRIMARY KEY,
-        source TEXT NOT NULL,
-        body TEXT NOT NULL,
-        n_messages INTEGER NOT NULL,
-        n_user_turns INTEGER NOT NULL,
-        n_tool_calls INTEGER NOT NULL,
-        platform_score REAL,
-        metadata TEXT NOT NULL,
-        imported_at TEXT NOT NULL
-    )""",
-    """CREATE TABLE IF NOT EXISTS session_judgments (
-        session_id TEXT NOT NULL REFERENCES sessions(session_id),
-        judge TEXT NOT NULL,
-        value TEXT NOT NULL,
-        raw TEXT,
-        created_at TEXT NOT NULL,
-        PRIMARY KEY (session_id, judge)
-    )""",
-)
+_DDL: tuple[str, ...] = STUDY_DDL
 
 
 def ensure_study_schema(store: Store) -> None:

@@ -158,3 +158,27 @@ def test_transaction_rolls_back(store: Store) -> None:
             conn.execute("INSERT INTO worlds VALUES ('w','b','n','s','{}','{}','t')")
             raise RuntimeError("boom")
     assert store.counts()["worlds"] == 0
+
+
+def test_v1_store_migrates_to_v2_with_study_tables(store_path) -> None:
+    import sqlite3 as _sqlite3
+
+    from core.store import _SCHEMA_V1, _statements
+
+    conn = _sqlite3.connect(store_path)
+    for statement in _statements(_SCHEMA_V1):
+        conn.execute(statement)
+    conn.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+    conn.execute("INSERT INTO worlds VALUES ('w','b','n','s','{}','{}','t')")
+    conn.commit()
+    conn.close()
+    store = Store.open(store_path)
+    assert store.schema_version() == STORE_SCHEMA_VERSION == 2
+    tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"studies", "assignments", "study_plays", "sessions", "session_judgments"} <= tables
+    assert store.get_world("w") is not None  # data kept
+
+
+def test_new_store_has_study_tables_up_front(store: Store) -> None:
+    tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"studies", "annotators", "study_annotators", "assignments"} <= tables
