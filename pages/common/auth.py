@@ -6,8 +6,9 @@ Mode (``DRIFTBENCH_AUTH``):
 - ``password`` — accounts in the hashed credentials file ``DRIFTBENCH_CREDENTIALS``;
 - ``oidc`` — ``st.login`` with an OIDC provider configured in ``.streamlit/secrets.toml``;
   roles come from the credentials file keyed by e-mail (default annotator);
-- ``header`` — behind a trusted reverse proxy that sets ``X-Forwarded-User`` (and optionally
-  ``X-Forwarded-Role``).
+- ``header`` — behind a trusted reverse proxy that sets ``X-Forwarded-User``. The role comes
+  from the credentials file (default annotator); ``X-Forwarded-Role`` is honoured only when
+  ``DRIFTBENCH_TRUST_ROLE_HEADER=1`` says the proxy strips any client-sent copy of it.
 
 Pages read :func:`current_user`; none of them knows the mode.
 """
@@ -69,7 +70,9 @@ def current_user() -> User | None:
         name = headers.get("X-Forwarded-User")
         if not name:
             return None
-        return User(name=name, role=headers.get("X-Forwarded-Role") or _role_from_file(name))
+        trusted = os.environ.get("DRIFTBENCH_TRUST_ROLE_HEADER") == "1"
+        role = headers.get("X-Forwarded-Role") if trusted else None
+        return User(name=name, role=role or _role_from_file(name))
     if mode == "oidc":
         if not st.user.is_logged_in:
             return None
