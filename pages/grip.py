@@ -11,6 +11,7 @@ from core.dashboard import (
     UNDEFINED,
     Cell,
     cell_episodes,
+    cell_size,
     delta_table,
     facets,
     figure_frame,
@@ -30,6 +31,9 @@ from core.model.run import METHODS
 from pages.common.charts import FIGURES, grip_figure, heatmap_figure
 from pages.common.store import get_store
 from pages.common.ui import guarded
+
+MAX_EPISODES = 500
+"""Rows of the drill-down list (the count above it is exact)."""
 
 store = get_store()
 st.title("GRIP dashboard")
@@ -141,7 +145,8 @@ d2.download_button(
 )
 
 st.subheader("Paired deltas")
-methods = [m for m in METHODS if m in set(shown["method"])]
+present = {str(m) for m in shown["method"].unique()}
+methods = [m for m in METHODS if m in present]
 if len(methods) < 2:
     st.caption("Paired deltas need two methods on the same samples.")
 else:
@@ -216,9 +221,12 @@ if not heat.empty:
     cm = s2.selectbox("Metric", metric_opts, key="grip-cell-metric")
     cp = s3.selectbox("Persona", persona_opts, key="grip-cell-persona")
     cell = Cell(benchmark=cb, metric=cm, persona=cp)
-    eps = cell_episodes(shown, cell)
+    n_cell = cell_size(shown, cell)
+    eps = cell_episodes(shown, cell, limit=MAX_EPISODES)
+    if n_cell > len(eps):
+        st.caption(f"Showing the first {len(eps)} (by method, seed, id).")
     st.markdown(
-        f"**{len(eps)} episodes** in the {cm} denominator for {md_escape(cp)} on "
+        f"**{n_cell} episodes** in the {cm} denominator for {md_escape(cp)} on "
         f"{md_escape(cb)} — open one in the inspector:"
     )
     st.dataframe(
@@ -236,7 +244,7 @@ if not heat.empty:
         st.markdown(
             "Open in the inspector: "
             + " · ".join(
-                f"[{e}]({link})"
+                f"[{md_escape(e)}]({link})"
                 for e, link in zip(eps["episode_id"][:8], eps["inspect"][:8], strict=True)
             )
         )

@@ -7,7 +7,7 @@ from urllib.parse import quote
 import pandas as pd
 import streamlit as st
 
-from core.dashboard import OFFLINE_NOTE
+from core.dashboard import OFFLINE_NOTE, md_escape
 from core.dashboard.construction import benchmarks
 from core.jobs import (
     cancel_job,
@@ -108,7 +108,7 @@ with st.expander("New run", expanded=not run_rows(store)):
             if job is not None:
                 st.session_state["runs-selected"] = job.name
                 st.session_state.setdefault("runs-launched", []).append(job.name)
-                st.success(f"Launched {job.name} in worker process {job.pid}.")
+                st.success(f"Launched {md_escape(job.name)} in worker process {job.pid}.")
 
 rows = run_rows(store)
 if not rows:
@@ -152,7 +152,9 @@ def progress_panel() -> None:
         if r.active or r.name in watched:
             st.progress(
                 r.fraction,
-                text=f"{r.name}: {r.status} · {r.completed + r.errors}/{r.total} episodes",
+                text=(
+                    f"{md_escape(r.name)}: {r.status} · {r.completed + r.errors}/{r.total} episodes"
+                ),
             )
     if any(r.symbolic for r in current):
         st.caption(OFFLINE_NOTE)
@@ -178,7 +180,8 @@ if b1.button("Cancel", disabled=row.status not in ("pending", "running"), key="r
     status = guarded(cancel_job, store, row.run_id)
     if status is not None:
         st.session_state["runs-flash"] = (
-            f"{row.name}: {status} — the worker stops and unfinished episodes resume later."
+            f"{md_escape(row.name)}: {status} — the worker stops and unfinished "
+            "episodes resume later."
         )
         st.rerun()
 if b2.button(
@@ -188,14 +191,18 @@ if b2.button(
     help="Terminate the worker this studio started (unfinished episodes resume later).",
 ):
     if guarded(stop_job, store, row.run_id):
-        st.session_state["runs-flash"] = f"{row.name}: worker stopped; resume to continue."
+        st.session_state["runs-flash"] = (
+            f"{md_escape(row.name)}: worker stopped; resume to continue."
+        )
         st.rerun()
 if b3.button("Resume", disabled=row.active, key="runs-resume"):
     job = guarded(resume_job, store, row.run_id)
     if job is not None:
-        st.session_state["runs-flash"] = f"Resumed {job.name} in worker process {job.pid}."
+        st.session_state["runs-flash"] = (
+            f"Resumed {md_escape(job.name)} in worker process {job.pid}."
+        )
         st.rerun()
-b4.markdown(f"[Open in the GRIP dashboard](grip?run={quote(row.name)})")
+b4.markdown(f"[Open in the GRIP dashboard](grip?run={quote(row.name, safe='')})")
 
 spec = guarded(run_spec, store, row.run_id)
 if spec is not None:

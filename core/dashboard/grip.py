@@ -23,6 +23,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
@@ -115,16 +116,25 @@ def run_options(store: Store) -> list[RunOption]:
 
 # ---------------------------------------------------------------------------------- frame
 def fingerprint(store: Store, run_ids: Sequence[str]) -> tuple[Any, ...]:
-    """A cheap key that changes whenever an episode of ``run_ids`` ends."""
+    """A cheap key that changes whenever an episode of ``run_ids`` ends.
+
+    Ended episodes never un-end, so the count of ended episodes per run (plus the largest
+    rowid among them, and the run row's update stamp) identifies the set; both come from the
+    ``episodes_run`` covering index, so this stays a few milliseconds at 150k episodes.
+    """
     if not run_ids:
         return ()
     ph = ",".join("?" * len(run_ids))
     rows = store.conn.execute(
-        f"SELECT run_id, count(*), max(ended_at) FROM episodes WHERE status='ended' "
+        f"SELECT run_id, count(*), max(rowid) FROM episodes WHERE status='ended' "
         f"AND run_id IN ({ph}) GROUP BY run_id ORDER BY run_id",
         tuple(run_ids),
     ).fetchall()
-    return tuple(tuple(r) for r in rows)
+    stamps = store.conn.execute(
+        f"SELECT run_id, updated_at FROM runs WHERE run_id IN ({ph}) ORDER BY run_id",
+        tuple(run_ids),
+    ).fetchall()
+    return tuple(tuple(r) for r in rows) + tuple(tuple(r) for r in stamps)
 
 
 class _FrameMemo:
@@ -577,11 +587,16 @@ EPISODE_COLUMNS: tuple[str, ...] = (
 
 def inspect_link(episode_id: str) -> str:
     """Relative link to the episode inspector for one episode."""
-    return f"{INSPECT_PATH}?episode={episode_id}"
+    return f"{INSPECT_PATH}?episode={quote(episode_id, safe='')}"
 
 
-def cell_episodes(frame: pd.DataFrame, cell: Cell) -> pd.DataFrame:
+def cell_episodes(frame: pd.DataFrame, cell: Cell, limit: int | None = None) -> pd.DataFrame:
     """The episodes behind one heatmap cell: the metric's denominator in that benchmark × persona.
+
+    Args:
+        frame: Per-episode frame.
+        cell: The cell.
+        limit: At most this many rows (sorted by method, seed, episode id); None = all.
 
     Returns:
         Columns :data:`EPISODE_COLUMNS`; ``value`` is the episode's metric value formatted
@@ -593,7 +608,13 @@ def cell_episodes(frame: pd.DataFrame, cell: Cell) -> pd.DataFrame:
     col = _COLUMN_OF.get(cell.metric)
     if col is not None and col in sub.columns:
         sub = sub[sub[col].notna()]
-    sub = sub.sort_values(["method", "seed", "episode_id"])
+    if limit is not None and len(sub) > limit:
+        order = np.lexsort(
+            (sub["episode_id"].to_numpy(), sub["seed"].to_numpy(), sub["method"].to_numpy())
+        )
+        sub = sub.iloc[order[:limit]]
+    else:
+        sub = sub.sort_values(["method", "seed", "episode_id"])
     vals = sub[col] if col is not None and col in sub.columns else [None] * len(sub)
     out = pd.DataFrame(
         {
@@ -609,6 +630,17 @@ def cell_episodes(frame: pd.DataFrame, cell: Cell) -> pd.DataFrame:
     )
     out["inspect"] = [inspect_link(e) for e in out["episode_id"]]
     return out[list(EPISODE_COLUMNS)]
+
+
+def cell_size(frame: pd.DataFrame, cell: Cell) -> int:
+    """How many episodes are in the cell's metric denominator (benchmark × persona)."""
+    if frame.empty:
+        return 0
+    mask = (frame["benchmark"] == cell.benchmark) & (frame["persona"] == cell.persona)
+    col = _COLUMN_OF.get(cell.metric)
+    if col is not None and col in frame.columns:
+        mask &= frame[col].notna()
+    return int(mask.sum())
 
 
 # ---------------------------------------------------------------------------------- downloads

@@ -254,8 +254,15 @@ def test_run_options_and_load_frame_memo(two_runs: Store) -> None:
 
 def test_load_frame_recomputes_when_an_episode_ends(two_runs: Store) -> None:
     d.FRAME_MEMO.clear()
+    run_id = str(two_runs.get_run("second")["run_id"])
+    # one episode of the run still in play
+    eid = two_runs.conn.execute(
+        "SELECT episode_id FROM episodes WHERE run_id=? ORDER BY episode_id LIMIT 1", (run_id,)
+    ).fetchone()[0]
+    with two_runs.transaction() as conn:
+        conn.execute("UPDATE episodes SET status='running' WHERE episode_id=?", (eid,))
     f1 = d.load_frame(two_runs, ["second"])
-    fp = d.fingerprint(two_runs, [str(two_runs.get_run("second")["run_id"])])
+    assert eid not in set(f1["episode_id"])
     more = RunSpec(
         name="second-more",
         benchmarks=("mock",),
@@ -266,15 +273,11 @@ def test_load_frame_recomputes_when_an_episode_ends(two_runs: Store) -> None:
     )
     run_sweep(two_runs, more, RunOptions(workers=1, progress=False))
     assert d.load_frame(two_runs, ["second"]) is f1  # other runs do not invalidate it
-    # an ended episode of the run itself changes the fingerprint
-    with two_runs.transaction() as conn:
-        conn.execute(
-            "UPDATE episodes SET ended_at='9999-01-01' WHERE episode_id=("
-            "SELECT episode_id FROM episodes WHERE run_id=? LIMIT 1)",
-            (str(two_runs.get_run("second")["run_id"]),),
-        )
-    assert d.fingerprint(two_runs, [str(two_runs.get_run("second")["run_id"])]) != fp
-    assert d.load_frame(two_runs, ["second"]) is not f1
+    fp = d.fingerprint(two_runs, [run_id])
+    two_runs.finish(eid, "SUCCESS", {})
+    assert d.fingerprint(two_runs, [run_id]) != fp
+    f2 = d.load_frame(two_runs, ["second"])
+    assert f2 is not f1 and eid in set(f2["episode_id"]) and len(f2) == len(f1) + 1
 
 
 @pytest.mark.slow
@@ -393,3 +396,19 @@ def test_overview_and_rejections_from_stats(retail: Store, tmp_path: Path) -> No
     assert types.at["factual_error", "rejection rate"] == round(3 / 9, 4)
     assert rej["reasons"].iloc[0]["reason"] == "did not widen"
     assert c.rejections("webshop", tmp_path / "stats")["by_step"].empty
+
+
+def test_inspect_links_quote_stored_ids() -> None:
+    assert d.inspect_link("ep-00ff") == "inspect?episode=ep-00ff"
+    assert d.inspect_link("x)](javascript:alert(1)") == (
+        "inspect?episode=x%29%5D%28javascript%3Aalert%281%29"
+    )
+
+
+def test_cell_episodes_limit_keeps_order_and_size_counts_all(small: pd.DataFrame) -> None:
+    cell = d.Cell(benchmark="webshop", metric="Success", persona="rational")
+    full = d.cell_episodes(small, cell)
+    top = d.cell_episodes(small, cell, limit=3)
+    assert list(top["episode_id"]) == list(full["episode_id"][:3])
+    assert d.cell_size(small, cell) == len(full) == 4
+    assert d.cell_size(small, cell.model_copy(update={"metric": "Aim"})) == 2
