@@ -173,3 +173,18 @@ def test_json_download_has_cli_shape(demo_home: Path) -> None:
     payload = json.loads(js)
     assert {"grip_version", "runs", "by", "cells", "metrics"} <= set(payload)
     assert len(payload["cells"]) == len(csv_text.strip().splitlines()) - 1
+
+
+def test_research_pages_are_routed_from_the_app(
+    demo_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DRIFTBENCH_HOME", str(demo_home))
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
+    for page, title in (
+        ("pages/grip.py", "GRIP dashboard"),
+        ("pages/construction.py", "Construction explorer"),
+        ("pages/runs.py", "Runs"),
+    ):
+        at.switch_page(page).run()
+        assert not at.exception, page
+        assert at.title[0].value == title
