@@ -462,6 +462,7 @@ def _forced_answer(live: _Live, em: Emitter, action: AgentAction) -> None:
         _judge(live, em, "forced_final")
 
 
+_ACTION_TYPES = (EnvOp, Ask, Propose, Malformed)
 REPAIR_TEXT_CHARS = 2000
 """How much of a repaired reply (and its replacement) a ``repair`` event keeps."""
 
@@ -479,7 +480,11 @@ def _apply(
             else tuple(slots_asked(action.text, st.current, live.world))
         )
     em.emit(TurnStarted, turn=st.turn + 1, patience=st.patience, intent_id=st.intent_id)
-    em.emit(AgentActed, action=action, asked_slots=asked, forced_final=forced)
+    if type(action) in _ACTION_TYPES and all(type(s) is str for s in asked):
+        # validating a typed action against the action union costs more than the whole turn
+        em.emit_typed(AgentActed, action=action, asked_slots=asked, forced_final=forced)
+    else:
+        em.emit(AgentActed, action=action, asked_slots=asked, forced_final=forced)
     for r in repairs:  # how the agent's reply was turned into this action
         em.emit(
             Repair,

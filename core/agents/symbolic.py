@@ -435,7 +435,18 @@ def _json(value: str) -> str:
     return json.dumps(value)
 
 
+_CALL_KEYS: dict[int, tuple[EnvAction, str]] = {}
+
+
 def _call_key(action: EnvAction) -> str:
+    """``tool + sorted-JSON args``, memoised per action object (plans are shared, immutable)."""
+    got = _CALL_KEYS.get(id(action))
+    if got is not None and got[0] is action:
+        return got[1]
     import json
 
-    return action.tool + json.dumps(action.args, sort_keys=True, default=str)
+    key = action.tool + json.dumps(action.args, sort_keys=True, default=str)
+    if len(_CALL_KEYS) >= 65_536:
+        _CALL_KEYS.clear()
+    _CALL_KEYS[id(action)] = (action, key)
+    return key

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -50,3 +51,36 @@ def construct(cls: type[M], values: dict[str, Any]) -> M:
 
 _new = object.__new__
 _set = object.__setattr__
+
+
+_DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {}
+
+
+def construct_defaults(cls: type[M], values: dict[str, Any]) -> M:
+    """:func:`construct` with absent fields taken from their (immutable) plain defaults.
+
+    Fields are laid out in declaration order, as validation would.
+
+    Raises:
+        ValueError: For an unknown field, or a missing one without a plain default.
+    """
+    defaults = _DEFAULTS.get(cls)
+    if defaults is None:
+        defaults = _DEFAULTS[cls] = {
+            n: f.default
+            for n, f in cls.model_fields.items()
+            if f.default is not PydanticUndefined and f.default_factory is None
+        }
+    names = _FIELDS.get(cls) or _field_names(cls)
+    full: dict[str, Any] = {}
+    for n in names:
+        if n in values:
+            full[n] = values[n]
+        elif n in defaults:
+            full[n] = defaults[n]
+        else:
+            raise ValueError(f"{cls.__name__}: missing field {n!r}")
+    extra = values.keys() - full.keys()
+    if extra:
+        raise ValueError(f"{cls.__name__}: unknown fields {sorted(extra)}")
+    return construct(cls, full)

@@ -185,12 +185,27 @@ def validate_spec(store: Store | None, spec: RunSpec) -> None:
             )
 
 
+_LITERALS: dict[tuple[int, int], tuple[Sample, IntentGraph, Intent]] = {}
+
+
 def literal_intent(sample: Sample, graph: IntentGraph) -> Intent:
     """The literal reading of the request as an intent over the request's host task.
 
     This is what a rule reader extracts from the query text (the sample's first literal
     reading); when a sample carries none, the truthfully stated conditions of the mask.
+    Memoised per (sample, graph) object: every episode of a sample reads the same request.
     """
+    got = _LITERALS.get((id(sample), id(graph)))
+    if got is not None and got[0] is sample and got[1] is graph:
+        return got[2]
+    intent = _literal_intent(sample, graph)
+    if len(_LITERALS) >= 4096:
+        _LITERALS.clear()
+    _LITERALS[(id(sample), id(graph))] = (sample, graph, intent)
+    return intent
+
+
+def _literal_intent(sample: Sample, graph: IntentGraph) -> Intent:
     if sample.literal_readings:
         conds: tuple[Condition, ...] = sample.literal_readings[0]
     else:
