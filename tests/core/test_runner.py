@@ -271,3 +271,84 @@ def test_demo_and_export(tmp_path: Path) -> None:
     )
     assert export_run(store, name, "csv", tmp_path / "d.csv") == n
     assert export_run(store, name, "parquet", tmp_path / "d.parquet") == n
+
+
+def test_llm_sweep_records_parser_repairs(tmp_path: Path) -> None:
+    from core.llm import ScriptedLLM
+
+    def reply(messages, tools):  # type: ignore[no-untyped-def]
+        seen = messages[-1]["content"]
+        if "search[" in seen or "search(" in seen:
+            return "Action: Answer\nFinal Answer: done"
+        return "Action: operation\nsearch[teal shirt]"  # repaired: unfenced operation
+
+    store = Store.open(tmp_path / "s.db")
+    spec = RunSpec(
+        benchmarks=("mock",),
+        methods=("B0",),
+        personas=("rational",),
+        seeds=(0,),
+        agent="openai/scripted",
+        limit=3,
+    )
+    res = run_sweep(
+        store, spec, RunOptions(concurrency=3, progress=False), client=ScriptedLLM(reply)
+    )
+    assert res.completed == 3
+    for row in store.episode_rows(run_id=res.run_id):
+        events = [json.loads(b) for b in store.event_jsons(row["episode_id"])]
+        i = next(n for n, e in enumerate(events) if e["kind"] == "agent_action")
+        assert events[i + 1]["kind"] == "repair"
+        assert events[i + 1]["target"] == "action_format"
+        assert events[i + 1]["detail"] == "unfenced_operation"
+
+
+def test_key_ids_match_episode_keys() -> None:
+    from core.model.run import EpisodeKey
+    from core.runner.play import episode_id_of, key_id
+
+    for seed in (0, 7, 123456):
+        k = EpisodeKey(
+            run_id="run-x",
+            benchmark="webshop",
+            sample_id="s-é",
+            method="A2",
+            persona="p",
+            seed=seed,
+        )
+        assert key_id(k) == k.key()
+        assert episode_id_of(key_id(k), 2) == k.episode_id(2)
+        assert episode_id_of(key_id(k), 0) == k.episode_id(0)
+
+
+def test_batched_writes_equal_per_episode_store_calls(tmp_path: Path) -> None:
+    """The runner's one-transaction batch leaves what create_episode/append/finish would."""
+    from core.runner.plan import SampleSource, plan_keys
+    from core.runner.play import play_symbolic_unit, units_of
+    from core.runner.sweep import write_records
+
+    spec = _mock_spec(methods=("B0", "A2"), personas=("rational",), seeds=(0,))
+    source = SampleSource(None)
+    recs = []
+    for unit in units_of(plan_keys(source, spec), spec):
+        recs += play_symbolic_unit(unit, spec, source).records
+    a = Store.open(tmp_path / "a.db")
+    b = Store.open(tmp_path / "b.db")
+    for s in (a, b):
+        s.put_run(spec.run_id(), "r", spec.model_dump_json(), len(recs))
+    write_records(a, recs)
+    from core.model.episode import EpisodeHeader
+    from core.model.events import parse_event
+
+    for rec in recs:
+        b.create_episode(EpisodeHeader.model_validate_json(rec.header_json))
+        b.append(rec.episode_id, [parse_event(json.loads(e[3])) for e in rec.events_json])
+        b.finish(rec.episode_id, rec.outcome, rec.summary)
+    drop = {"created_at", "ended_at"}
+    rows_a = [{k: v for k, v in r.items() if k not in drop} for r in a.episode_rows()]
+    rows_b = [{k: v for k, v in r.items() if k not in drop} for r in b.episode_rows()]
+    key = lambda r: r["episode_id"]  # noqa: E731
+    assert sorted(rows_a, key=key) == sorted(rows_b, key=key)
+    for rec in recs:
+        assert a.event_jsons(rec.episode_id) == b.event_jsons(rec.episode_id)
+        assert a.header_json(rec.episode_id) == b.header_json(rec.episode_id)
