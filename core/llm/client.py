@@ -86,6 +86,44 @@ def _classify(litellm: Any, exc: BaseException) -> _Attempt:
 _UNPRICED: set[str] = set()
 """Models the local cost map does not know (their cost is 0.0); skips repeated failed lookups."""
 
+_PRICE_CHECKED: set[str] = set()
+_PRICE_LOCK = threading.Lock()
+
+
+def _ensure_priced(litellm: Any, model: str) -> None:
+    """Give a model the local cost map does not know an explicit zero price, once.
+
+    litellm prices every response; for an unmapped model (a local server's model) it searches
+    its whole cost map for a near match on every call, which costs more CPU than the rest of
+    the call. A zero-price entry makes that lookup direct; the cost stays 0.0 as before.
+    """
+    if model in _PRICE_CHECKED:
+        return
+    with _PRICE_LOCK:
+        if model in _PRICE_CHECKED:
+            return
+        _PRICE_CHECKED.add(model)
+        try:
+            litellm.get_model_info(model)
+            return  # priced (or at least mapped): leave litellm's entry alone
+        except Exception:  # noqa: BLE001 - unmapped models raise; anything else: same treatment
+            pass
+        try:
+            provider = litellm.get_llm_provider(model)[1]
+            litellm.register_model(
+                {
+                    model: {
+                        "input_cost_per_token": 0.0,
+                        "output_cost_per_token": 0.0,
+                        "litellm_provider": provider,
+                        "mode": "chat",
+                    }
+                }
+            )
+            _UNPRICED.add(model)
+        except Exception:  # noqa: BLE001 - pricing is an optimisation; never fail a call on it
+            return
+
 
 def _cost(litellm: Any, raw: Any, model: str) -> float:
     """Cost from litellm's local cost map; 0.0 for models it does not know."""
@@ -341,6 +379,7 @@ class LLMClient:
                 on_delta(hit.text)
             return hit
         litellm = load_litellm()
+        _ensure_priced(litellm, self._spec.model)
         kwargs = self._kwargs(msgs, tools, params)
         attempt = 0
         while True:
@@ -380,6 +419,7 @@ class LLMClient:
                     on_delta(hit.text)
                 return hit
         litellm = load_litellm()
+        _ensure_priced(litellm, self._spec.model)
         kwargs = self._kwargs(msgs, tools, params)
         attempt = 0
         while True:

@@ -187,15 +187,28 @@ class _Progress:
         if self.bar is not None:
             self.bar.update(1)
 
-    def flush(self, status: str = STATUS_RUNNING, force: bool = False) -> None:
+    def flush(self, status: str | None = None, force: bool = False) -> None:
+        """Mirror the counters to the run row (at most every 0.5 s unless forced).
+
+        Periodic updates leave the status alone, so a cancel request written meanwhile by
+        another process is never overwritten; ``status`` is set at the start and the end.
+        """
         now = time.monotonic()
         if force or now - self._last > 0.5:
             self._last = now
             with self._lock:
                 completed, errors, cost = self.completed, self.errors, self.cost
-            self.store.set_run_status(
-                self.run_id, status, completed=completed, errors=errors, cost_usd=cost
-            )
+            if status is not None:
+                self.store.set_run_status(
+                    self.run_id, status, completed=completed, errors=errors, cost_usd=cost
+                )
+                return
+            with self.store.transaction() as conn:
+                conn.execute(
+                    "UPDATE runs SET completed=?, errors=?, cost_usd=?, updated_at=? "
+                    "WHERE run_id=?",
+                    (completed, errors, cost, utcnow(), self.run_id),
+                )
 
     def cancelled(self, force: bool = False) -> bool:
         """Whether a cancel was requested (the run row is read at most every 0.2 s)."""
@@ -506,6 +519,30 @@ def _ray_chunk(
 
 
 # -- LLM backend -------------------------------------------------------------------------------
+LLM_EPISODES_PER_PROCESS = 16
+"""An LLM sweep uses another process per this many concurrent episodes (up to the CPUs)."""
+
+
+def llm_processes(options: RunOptions, n_units: int, client_given: Any = None) -> int:
+    """How many processes an LLM sweep runs in.
+
+    litellm spends several milliseconds of CPU on each call; one event loop therefore tops out
+    at a few hundred calls a second. Wide sweeps split their episodes over forked processes
+    (each with its own loop and ``concurrency / processes`` episodes); the parent stays the
+    only store writer. A caller-supplied client other than :class:`~core.llm.LLMClient` (a
+    scripted fake) keeps everything in one process, since its state would not be shared.
+    """
+    if client_given is not None:
+        from core.llm import LLMClient
+
+        if not isinstance(client_given, LLMClient):
+            return 1
+    if sys.platform == "win32":
+        return 1
+    cpus = options.workers or os.cpu_count() or 1
+    return max(1, min(cpus, options.concurrency // LLM_EPISODES_PER_PROCESS, n_units))
+
+
 def _run_llm(
     store: Store,
     spec: RunSpec,
@@ -516,11 +553,51 @@ def _run_llm(
     options: RunOptions,
     client: Any = None,
 ) -> str:
+    procs = llm_processes(options, len(units), client)
     if client is None:
         from core.llm import make_client
 
         client = make_client(spec.agent, cache_path=store.path)
-    return asyncio.run(_llm_main(store, spec, units, kids, rs, prog, options, client))
+    source = SampleSource(store)
+    _preload(source, spec, units)
+    if procs > 1:
+        return _run_llm_pool(store, spec, units, kids, rs, prog, options, client, source, procs)
+    return asyncio.run(_llm_main(store, spec, units, kids, rs, prog, options, client, source))
+
+
+async def _llm_loop(
+    spec: RunSpec,
+    units: Sequence[list[EpisodeKey]],
+    kids: dict[int, str],
+    rs: ResumeState,
+    options: RunOptions,
+    client: Any,
+    source: SampleSource,
+    concurrency: int,
+    on_records: Any,
+    stopped: Any,
+) -> None:
+    """``concurrency`` asyncio workers share one client and take units until ``stopped()``."""
+    queue = iter(units)
+
+    async def worker() -> None:
+        for unit in queue:
+            if stopped():
+                return
+            res = await play_llm_unit(
+                unit,
+                spec,
+                source,
+                client,
+                attempts=rs.attempts,
+                skip=rs.done,
+                max_attempts=options.max_attempts,
+                backoff_s=options.retry_backoff_s,
+                key_ids=[kids[id(k)] for k in unit],
+            )
+            on_records(res.records)
+
+    await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(units))))))
 
 
 async def _llm_main(
@@ -532,15 +609,12 @@ async def _llm_main(
     prog: _Progress,
     options: RunOptions,
     client: Any,
+    source: SampleSource,
 ) -> str:
-    """``concurrency`` asyncio workers share one client; writes happen on a thread."""
-    source = SampleSource(store)
-    for b in spec.benchmarks:
-        load_world(b)
+    """One process: the episodes on the event loop, store writes and cancel checks on a thread."""
     writer = _Writer(store, prog, rs.errors)
     status = {"value": ""}
     spent = {"usd": prog.cost}
-    queue = iter(units)
     stop = asyncio.Event()
 
     def housekeeping() -> None:  # runs on a thread: SQLite never blocks the loop
@@ -556,34 +630,136 @@ async def _llm_main(
                 pass
             await asyncio.to_thread(housekeeping)
 
-    async def worker() -> None:
-        for unit in queue:
-            if status["value"]:
-                return
-            res = await play_llm_unit(
-                unit,
-                spec,
-                source,
-                client,
-                attempts=rs.attempts,
-                skip=rs.done,
-                max_attempts=options.max_attempts,
-                backoff_s=options.retry_backoff_s,
-                key_ids=[kids[id(k)] for k in unit],
-            )
-            writer.add(res.records)
-            spent["usd"] += sum(r.cost_usd for r in res.records if r.write)
-            if options.max_cost_usd is not None and spent["usd"] > options.max_cost_usd:
-                status["value"] = STATUS_BUDGET
+    def on_records(records: list[EpisodeRecord]) -> None:
+        writer.add(records)
+        spent["usd"] += sum(r.cost_usd for r in records if r.write)
+        if options.max_cost_usd is not None and spent["usd"] > options.max_cost_usd:
+            status["value"] = status["value"] or STATUS_BUDGET
 
     flush_task = asyncio.create_task(flusher())
     try:
-        await asyncio.gather(*(worker() for _ in range(min(options.concurrency, len(units)))))
+        await _llm_loop(
+            spec,
+            units,
+            kids,
+            rs,
+            options,
+            client,
+            source,
+            options.concurrency,
+            on_records,
+            lambda: bool(status["value"]),
+        )
     finally:
         stop.set()
         await flush_task
         await asyncio.to_thread(writer.flush)
     return status["value"]
+
+
+def _llm_child(
+    spec: RunSpec,
+    units: list[list[EpisodeKey]],
+    kids: dict[int, str],
+    rs: ResumeState,
+    options: RunOptions,
+    client: Any,
+    source: SampleSource,
+    concurrency: int,
+    out: Any,
+    stop: Any,
+) -> None:
+    """A forked LLM worker: play its units, stream finished records to the parent."""
+    try:
+        try:  # never reuse HTTP sessions (and their sockets) inherited from the parent
+            from core.llm.env import load_litellm
+
+            load_litellm().in_memory_llm_clients_cache.flush_cache()
+        except Exception:  # noqa: BLE001 - an older litellm without the cache: nothing to drop
+            pass
+
+        def on_records(records: list[EpisodeRecord]) -> None:
+            out.put(("records", [r.to_wire() for r in records if r.write]))
+
+        asyncio.run(
+            _llm_loop(
+                spec, units, kids, rs, options, client, source, concurrency, on_records, stop.is_set
+            )
+        )
+        out.put(("end", None))
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which re-raises
+        out.put(("end", f"{type(exc).__name__}: {exc}"))
+
+
+def _run_llm_pool(
+    store: Store,
+    spec: RunSpec,
+    units: list[list[EpisodeKey]],
+    kids: dict[int, str],
+    rs: ResumeState,
+    prog: _Progress,
+    options: RunOptions,
+    client: Any,
+    source: SampleSource,
+    procs: int,
+) -> str:
+    """Several forked processes play the units; this one writes, counts spend, cancels."""
+    import multiprocessing as mp
+    import queue as queue_mod
+
+    ctx = mp.get_context("fork")
+    out = ctx.Queue()
+    stop = ctx.Event()
+    per = -(-options.concurrency // procs)
+    children = [
+        ctx.Process(
+            target=_llm_child,
+            args=(spec, units[i::procs], kids, rs, options, client, source, per, out, stop),
+            daemon=True,
+        )
+        for i in range(procs)
+    ]
+    writer = _Writer(store, prog, rs.errors)
+    status = ""
+    spent = prog.cost
+    failures: list[str] = []
+    running = len(children)
+    try:
+        for c in children:
+            c.start()
+        while running:
+            try:
+                kind, payload = out.get(timeout=WRITE_INTERVAL_S)
+            except queue_mod.Empty:
+                if any(c.exitcode not in (None, 0) for c in children):
+                    failures.append("an LLM worker process died")
+                    break
+                kind, payload = "", None
+            if kind == "records":
+                recs = [EpisodeRecord.from_wire(r) for r in payload]
+                writer.add(recs)
+                spent += sum(r.cost_usd for r in recs)
+                if options.max_cost_usd is not None and spent > options.max_cost_usd:
+                    status = status or STATUS_BUDGET
+            elif kind == "end":
+                running -= 1
+                if payload:
+                    failures.append(str(payload))
+            writer.maybe_flush()
+            if not status and prog.cancelled():
+                status = STATUS_CANCELLED
+            if status:
+                stop.set()
+    finally:
+        stop.set()
+        for c in children:
+            c.join(timeout=30)
+            if c.is_alive():
+                c.terminate()
+        writer.flush()
+    if failures:
+        raise RuntimeError("LLM sweep worker failed: " + "; ".join(failures))
+    return status
 
 
 # -- entry point -------------------------------------------------------------------------------

@@ -352,3 +352,36 @@ def test_batched_writes_equal_per_episode_store_calls(tmp_path: Path) -> None:
     for rec in recs:
         assert a.event_jsons(rec.episode_id) == b.event_jsons(rec.episode_id)
         assert a.header_json(rec.episode_id) == b.header_json(rec.episode_id)
+
+
+def test_llm_sweep_in_two_processes_equals_one(tmp_path: Path, fake_llm_server) -> None:  # type: ignore[no-untyped-def]
+    from core.runner.sweep import llm_processes
+
+    def responder(body: dict) -> str:  # type: ignore[type-arg]
+        text = body["messages"][-1]["content"]
+        if "search(" in text or "YOU: search" in text:
+            return "Action: Answer\nFinal Answer: done"
+        return "Action: Operation\n```\nsearch[shirt teal medium]\n```"
+
+    fake_llm_server.responder = responder
+    spec = RunSpec(
+        benchmarks=("mock",),
+        methods=("B0", "A2"),
+        personas=("rational",),
+        seeds=(0,),
+        agent=f"openai/fake-model@{fake_llm_server.base_url}",
+        limit=6,
+    )
+    wide = RunOptions(concurrency=32, workers=2, progress=False)
+    assert llm_processes(wide, 12) == 2 and llm_processes(RunOptions(concurrency=8), 12) == 1
+    a = Store.open(tmp_path / "a.db")
+    ra = run_sweep(a, spec, RunOptions(concurrency=4, workers=1, progress=False))
+    n_single = len(fake_llm_server.requests)
+    b = Store.open(tmp_path / "b.db")
+    rb = run_sweep(b, spec, wide)
+    assert ra.completed == rb.completed == 12 and rb.errors == 0
+    assert len(fake_llm_server.requests) == 2 * n_single
+    assert _logs(a, ra.run_id) == _logs(b, rb.run_id)
+    # a re-run of the same prompts is answered by b's response cache in every worker
+    rc = run_sweep(b, spec.model_copy(update={"a3_generation_size": 3}), wide)
+    assert rc.completed == 12 and len(fake_llm_server.requests) == 2 * n_single
