@@ -35,7 +35,14 @@ typecheck: setup
 pytest: setup browser
 	$(BIN)/pytest -q
 
-test: lint typecheck pytest
+# Every gate runs (so one report shows all problems); the target fails if any gate failed.
+test: setup browser
+	@status=0; \
+	$(BIN)/ruff check . || status=1; \
+	$(BIN)/ruff format --check . || status=1; \
+	$(BIN)/mypy core || status=1; \
+	$(BIN)/pytest -q || status=1; \
+	exit $$status
 
 bench: setup
 	$(BIN)/python -m bench

@@ -217,8 +217,11 @@ class ForcedFinal(_Event):
 
 
 class Repair(_Event):
-    """A repair: forced-final format re-prompt, an LLM voice contradiction fix, or the
-    tolerant action parser's fix of an agent reply (``action_format``)."""
+    """A repair of something an agent or voice produced.
+
+    Targets: the forced-final format re-prompt, an LLM voice contradiction fix, or the tolerant
+    action parser's fix of an agent reply (``action_format``).
+    """
 
     kind: Literal["repair"] = "repair"
     target: Literal["final_format", "voice_regenerate", "voice_fallback", "action_format"]
