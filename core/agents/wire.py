@@ -186,6 +186,20 @@ def _resolve_tool(name: str, tools: dict[str, ToolSpec], repairs: list[str]) -> 
     raise _Bad(f"unknown tool '{name}'; available: {', '.join(sorted(tools)) or 'none'}")
 
 
+def _json_args(args: dict[str, Any]) -> dict[str, Any]:
+    """Return ``args`` as plain JSON values, refusing what JSON cannot store exactly.
+
+    The stored event must replay exactly as the live action ran: NaN/Infinity, tuples, sets
+    and other non-JSON values would act one way live and another way after a round trip.
+    """
+    try:
+        text = json.dumps(args, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise _Bad(f"arguments must be plain JSON values (finite numbers): {exc}") from exc
+    out: dict[str, Any] = json.loads(text)
+    return out
+
+
 def _literal(node: ast.expr) -> Any:
     try:
         return ast.literal_eval(node)
@@ -218,7 +232,7 @@ def _parse_paren(code: str, tools: dict[str, ToolSpec], repairs: list[str]) -> E
         if kw.arg is None:
             raise _Bad("'**' arguments are not allowed")
         args[kw.arg] = _literal(kw.value)
-    return EnvAction(tool=spec.name, args=args)
+    return EnvAction(tool=spec.name, args=_json_args(args))
 
 
 def _single_param(spec: ToolSpec) -> str:
@@ -274,7 +288,7 @@ def _parse_call(code: str, tools: dict[str, ToolSpec], repairs: list[str]) -> En
         if not isinstance(obj, dict):
             raise _Bad("JSON arguments must be an object")
         repairs.append("json_arguments")
-        return EnvAction(tool=spec.name, args=obj)
+        return EnvAction(tool=spec.name, args=_json_args(obj))
     if _BARE_NAME.match(text):
         spec = _resolve_tool(text, tools, repairs)
         repairs.append("bare_tool_name")
@@ -519,7 +533,8 @@ def from_tool_calls(
             raise _Bad("tool-call arguments must be an object")
         text = raw or f"{name}({arguments})"
         return ParseResult(
-            EnvOp(action=EnvAction(tool=spec.name, args=obj), raw=text), tuple(repairs)
+            EnvOp(action=EnvAction(tool=spec.name, args=_json_args(obj)), raw=text),
+            tuple(repairs),
         )
     except _Bad as exc:
         return ParseResult(Malformed(raw=raw, problems=(str(exc),)), (), problems=(str(exc),))

@@ -236,12 +236,6 @@ def test_llm_agents_on_random_text_keep_invariants(
         pytest.fail(f"random text ended the episode as ERROR: {log.events(eid)[-1]}")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="from_tool_calls accepts non-standard JSON (NaN/Infinity via json.loads): the live "
-    "session acts with nan while the stored event holds null, so a replay from the log acts "
-    "differently; owner: core/agents/wire.py",
-)
 def test_native_tool_call_with_nan_is_rejected_or_round_trips() -> None:
     res = from_tool_calls([("search", '{"query": NaN}')], TOOLS)
     if isinstance(res.action, Malformed):

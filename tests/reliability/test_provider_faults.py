@@ -148,12 +148,6 @@ def _request_chars(body: dict[str, Any]) -> int:
     return sum(len(str(m.get("content") or "")) for m in body["messages"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a malformed reply's raw text is re-sent verbatim in every later prompt of the "
-    "episode (render_transcript/render_action of Malformed); owner: core/agents + "
-    "core/protocol/state",
-)
 def test_absurdly_long_reply_is_not_carried_into_later_prompts(
     tmp_path: Path, fake_llm_server: FakeOpenAIServer
 ) -> None:
@@ -167,12 +161,6 @@ def test_absurdly_long_reply_is_not_carried_into_later_prompts(
     assert max(_request_chars(b) for b in later) < 100_000
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Malformed.raw is stored uncapped (a 1 MB reply → a 1 MB agent_action event), "
-    "unlike observations (hooks.max_observation_chars); owner: core/agents/llm_agent + "
-    "core/episode",
-)
 def test_absurdly_long_reply_is_capped_in_the_stored_event(
     tmp_path: Path, fake_llm_server: FakeOpenAIServer
 ) -> None:
