@@ -416,7 +416,8 @@ def _judge(live: _Live, em: Emitter, via: ProposalVia) -> None:
     _end_of_turn(live, em)
 
 
-def _execute(live: _Live, em: Emitter, op: EnvOp) -> None:
+def _execute(live: _Live, em: Emitter, op: EnvOp) -> bool:
+    """Run a tool call, record its observation and return whether it succeeded."""
     try:
         obs = live.session.act(op.action)
         mutating = hooks.is_mutating(live.world, op.action)
@@ -426,6 +427,7 @@ def _execute(live: _Live, em: Emitter, op: EnvOp) -> None:
     em.emit(
         ObservationRecorded, action=op.action, ok=obs.ok, text=obs.text[:limit], mutating=mutating
     )
+    return obs.ok
 
 
 def _ask_reply(live: _Live, em: Emitter, action: Ask, asked: Sequence[str]) -> None:
@@ -500,8 +502,9 @@ def _apply(
     elif isinstance(action, Propose):
         _judge(live, em, "answer")
     elif isinstance(action, EnvOp):
-        _execute(live, em, action)
-        if hooks.is_proposal_action(live.world, action.action):
+        # a proposal action (WebShop Buy Now) is judged only when it went through; an invalid
+        # click is an ordinary failed tool call
+        if _execute(live, em, action) and hooks.is_proposal_action(live.world, action.action):
             _judge(live, em, "operation")
             return
         if charge(em, "env_action", cfg) is not None:

@@ -131,7 +131,7 @@ with right:
         if st.form_submit_button("Give final answer", disabled=view.ended):
             action = Propose(text=answer.strip() or "done")
     if view.benchmark == "webshop":
-        st.caption(md_escape("On WebShop: Buy Now, then give your final answer."))
+        st.caption(md_escape("On WebShop, Buy Now is your proposal: it is judged at once."))
 
 message = st.chat_input("Message the user", key="play_agent_message", disabled=view.ended)
 if message and message.strip():

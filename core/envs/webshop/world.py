@@ -24,7 +24,7 @@ from core.envs.webshop.loader import BUNDLED_DIR, load_payload_dir, validate_pay
 from core.envs.webshop.models import Goal, GoalSpec, Product, RewardBreakdown, WorldPayload
 from core.envs.webshop.reward import best_options, get_reward
 from core.envs.webshop.search import PAGE_SIZE
-from core.envs.webshop.session import ShopSession
+from core.envs.webshop.session import BUY_NOW, ShopSession
 from core.envs.webshop.text import heuristic_nouns
 from core.envs.webshop.views import ResultItem, ResultsView
 from core.errors import ConfigError
@@ -298,6 +298,11 @@ class WebShopWorld:
         if product is None:
             raise ConfigError(f"unknown asin {asin!r}", field="asin")
         return get_reward(product, self.goal_spec(goal_like), options)
+
+    def is_proposal_action(self, action: EnvAction) -> bool:
+        """Buy Now is the shop's proposal: the engine adjudicates it when the click succeeds."""
+        target = str(action.args.get("target", ""))
+        return action.tool == "click" and target.strip().lower() == BUY_NOW
 
     def compile_intent(self, intent: Intent) -> list[EnvAction]:
         """Return an action sequence that buys one ground-truth item of ``intent``.
