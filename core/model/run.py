@@ -126,6 +126,12 @@ class RunOptions(Strict):
     progress: bool | None = Field(default=None, description="Progress bar (None = on a TTY).")
     max_attempts: int = Field(default=3, ge=1, description="ERROR retries per episode per call.")
     retry_backoff_s: float = Field(default=0.5, ge=0, description="First retry backoff.")
+    write_batch: int = Field(
+        default=256, ge=1, description="Most finished episodes written in one transaction."
+    )
+    write_interval_s: float = Field(
+        default=0.25, ge=0, description="Longest a finished episode waits to be written."
+    )
 
 
 class RunResult(Strict):

@@ -226,8 +226,17 @@ class _Progress:
 class _Writer:
     """Buffers finished episodes and writes them in batches (thread-safe ``add``)."""
 
-    def __init__(self, store: Store, prog: _Progress, errors: set[str]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        prog: _Progress,
+        errors: set[str],
+        *,
+        batch: int = WRITE_BATCH,
+        interval_s: float = WRITE_INTERVAL_S,
+    ) -> None:
         self.store, self.prog, self.errors = store, prog, errors
+        self.batch, self.interval_s = batch, interval_s
         self._buf: list[EpisodeRecord] = []
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
@@ -242,7 +251,7 @@ class _Writer:
         """Whether a batch is full or the oldest queued record waited long enough."""
         with self._lock:
             n = len(self._buf)
-        return n >= WRITE_BATCH or (n > 0 and time.monotonic() - self._since >= WRITE_INTERVAL_S)
+        return n >= self.batch or (n > 0 and time.monotonic() - self._since >= self.interval_s)
 
     def flush(self) -> int:
         """Write everything queued (one transaction per batch); return how many were written."""
@@ -250,8 +259,8 @@ class _Writer:
             with self._lock:
                 batch, self._buf = self._buf, []
                 self._since = time.monotonic()
-            for i in range(0, len(batch), WRITE_BATCH):
-                part = batch[i : i + WRITE_BATCH]
+            for i in range(0, len(batch), self.batch):
+                part = batch[i : i + self.batch]
                 write_records(self.store, part)
                 for rec in part:
                     self.prog.add(rec, rec.key_id in self.errors)
@@ -378,7 +387,9 @@ def _run_symbolic(
 ) -> str:
     workers = options.workers or os.cpu_count() or 1
     n_eps = sum(len(u) for u in units)
-    writer = _Writer(store, prog, rs.errors)
+    writer = _Writer(
+        store, prog, rs.errors, batch=options.write_batch, interval_s=options.write_interval_s
+    )
     if options.backend == "ray":
         return _run_ray(store, spec, units, kids, rs, writer, options)
     source = SampleSource(store)
@@ -612,7 +623,9 @@ async def _llm_main(
     source: SampleSource,
 ) -> str:
     """One process: the episodes on the event loop, store writes and cancel checks on a thread."""
-    writer = _Writer(store, prog, rs.errors)
+    writer = _Writer(
+        store, prog, rs.errors, batch=options.write_batch, interval_s=options.write_interval_s
+    )
     status = {"value": ""}
     spent = {"usd": prog.cost}
     stop = asyncio.Event()
@@ -719,7 +732,9 @@ def _run_llm_pool(
         )
         for i in range(procs)
     ]
-    writer = _Writer(store, prog, rs.errors)
+    writer = _Writer(
+        store, prog, rs.errors, batch=options.write_batch, interval_s=options.write_interval_s
+    )
     status = ""
     spent = prog.cost
     failures: list[str] = []

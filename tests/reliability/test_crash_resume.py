@@ -21,7 +21,9 @@ from core.runner import launch, run_sweep
 from core.store import Store
 from tests.core.test_runner import _logs, _mock_spec
 
-OPTS = RunOptions(workers=1, progress=False)
+# One transaction per finished episode, so kill points can land between any two episodes
+# (the default batches a whole small sweep into one write).
+OPTS = RunOptions(workers=1, progress=False, write_batch=1, write_interval_s=0.0)
 
 
 def _spec() -> RunSpec:

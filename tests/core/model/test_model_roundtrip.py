@@ -38,7 +38,11 @@ def intents(draw):  # type: ignore[no-untyped-def]
 @st.composite
 def graphs(draw):  # type: ignore[no-untyped-def]
     root = draw(intents())
-    children = draw(st.lists(intents(), max_size=3))
+    children = draw(
+        st.lists(intents(), max_size=3, unique_by=lambda i: i.intent_id).filter(
+            lambda cs: all(c.intent_id != root.intent_id for c in cs)
+        )
+    )
     edges = tuple(
         Edge(
             src=root.intent_id,
