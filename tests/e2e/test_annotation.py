@@ -116,6 +116,8 @@ def _open(tab: Any, title: str) -> None:
 def _annotate(tab: Any, url: str, name: str, values: list[str]) -> None:
     _sign_in(tab, url, name)
     nav = tab.get_by_test_id("stSidebarNavLink")
+    nav.filter(has_text="Annotate").first.wait_for()  # the role-based navigation has arrived
+    wait_for_app(tab)
     assert nav.filter(has_text="Annotate").count() == 1
     for researcher_only in ("Agreement & QA", "Sessions", "Data"):
         assert nav.filter(has_text=researcher_only).count() == 0
