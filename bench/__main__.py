@@ -99,6 +99,23 @@ def render(results: dict[str, list[dict[str, Any]]], errors: dict[str, str], qui
     return "\n".join(lines)
 
 
+def _previous_sections(path: Path, areas: set[str]) -> dict[str, list[dict[str, Any]]]:
+    """Rows of ``areas`` from an existing report, so ``--only`` keeps the other sections."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    area = None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            name = "bench_" + line[3:].strip()
+            area = name if name in areas else None
+            if area:
+                out[area] = []
+        elif area and line.startswith("| ") and not line.startswith("| measurement"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if len(cells) == len(_COLUMNS):
+                out[area].append({"_raw": cells})
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmarks and write the report."""
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
@@ -122,6 +139,9 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
             errors[name] = f"{type(exc).__name__}: {exc}"
         print(f"[bench] {name} done in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+    if args.only and args.out.exists():
+        results = {**_previous_sections(args.out, set(discover()) - set(results)), **results}
+        results = dict(sorted(results.items()))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render(results, errors, args.quick), encoding="utf-8")
     print(f"wrote {args.out}", file=sys.stderr)

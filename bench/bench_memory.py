@@ -1,8 +1,10 @@
 """Peak memory: a symbolic sweep, and the studio's dashboard data over a 150k-episode store.
 
-Each measurement runs in a fresh child process and reads its peak resident set size
-(``ru_maxrss``). Baselines (same run): a child that only imports the same modules, so the
-figure shows what the work itself adds on top of the interpreter and libraries.
+Each measurement runs in a fresh child process and reads its peak resident set size from
+``/proc/self/status`` (``VmHWM``, which starts afresh at exec; ``ru_maxrss`` would inherit the
+high-water mark of the forked parent). Baselines (same run): a child that only imports the
+same modules, so the figure shows what the work itself adds on top of the interpreter and
+libraries.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 from core.paths import PROJECT_ROOT
 
 SWEEP_CODE = """
-import resource, sys, json
+import sys, json
 from pathlib import Path
 from core.model.run import PERSONAS, RunOptions, RunSpec
 from core.runner import run_sweep
@@ -33,11 +35,12 @@ if sys.argv[2] == "work":
     n = result.episodes
 else:
     n = 0
-print(json.dumps({"rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "n": n}))
+hwm = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+print(json.dumps({"rss_kb": hwm, "n": n}))
 """
 
 STUDIO_CODE = """
-import resource, sys, json
+import sys, json
 from pathlib import Path
 from core.store import Store
 from core.grip import aggregate, figure_frames, grip_frame
@@ -49,7 +52,8 @@ if sys.argv[2] == "work":
     n = len(frame)
 else:
     n = 0
-print(json.dumps({"rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "n": n}))
+hwm = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+print(json.dumps({"rss_kb": hwm, "n": n}))
 """
 
 

@@ -25,8 +25,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -37,7 +35,6 @@ from pydantic import ValidationError
 from core.errors import ConfigError
 from core.model.base import Strict
 from core.model.run import OFFLINE_AGENT, RunOptions, RunSpec
-from core.paths import PROJECT_ROOT
 from core.store import Store, utcnow
 
 ACTIVE = frozenset({"pending", "running", "cancelling"})
@@ -218,49 +215,17 @@ def worker_state(store: Store, run_id: str) -> tuple[Worker, int | None]:
 
 # ---------------------------------------------------------------------------------- actions
 def logged_launch(store_path: Path, spec: RunSpec, options: RunOptions | None = None) -> int:
-    """Start ``python -m core.runner`` for ``spec`` detached, its output in a log file.
+    """:func:`core.runner.launch` with the worker's output kept in ``<store dir>/jobs/<run>.log``.
 
-    Same contract as :func:`core.runner.launch` (validate, create the run row, start the
-    worker in its own session, return its pid), except that the worker's stdout and stderr go
-    to ``<store dir>/jobs/<run_id>.log`` instead of being discarded, so a failed run can say
-    why (:func:`worker_log`).
+    So a failed run can say why (:func:`worker_log`).
 
     Raises:
         ConfigError: Invalid spec (nothing is written).
     """
-    from core.runner.plan import SampleSource, plan_keys, validate_spec
+    from core.runner import launch
 
     store = Store.open(store_path)
-    validate_spec(store, spec)
-    keys = plan_keys(SampleSource(store), spec)
-    store.put_run(spec.run_id(), spec.display_name(), spec.model_dump_json(), len(keys))
-    opts = (options or RunOptions()).model_copy(update={"progress": False})
-    log = jobs_dir(store) / f"{spec.run_id()}.log"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        sys.executable,
-        "-m",
-        "core.runner",
-        "--store",
-        str(store_path),
-        "--run",
-        spec.run_id(),
-        "--options",
-        opts.model_dump_json(),
-    ]
-    with log.open("ab") as out:
-        out.write(f"--- {utcnow()} launch {spec.display_name()}\n".encode())
-        out.flush()
-        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-            cmd,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            cwd=str(PROJECT_ROOT),
-            env=dict(os.environ),
-        )
-    return proc.pid
+    return launch(store_path, spec, options, log_path=jobs_dir(store) / f"{spec.run_id()}.log")
 
 
 def worker_log(store: Store, run_id: str, lines: int = 30) -> str:

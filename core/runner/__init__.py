@@ -12,15 +12,18 @@ Public API (the CLI and the studio pages call these):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from core.model.run import RunOptions, RunResult, RunSpec
+from core.paths import PROJECT_ROOT
 from core.runner.plan import validate_spec
 from core.runner.sweep import progress, request_cancel, run_sweep
-from core.store import Store
+from core.store import Store, utcnow
 
 __all__ = [
     "DEMO_NAME",
@@ -76,11 +79,26 @@ def resume(store: Store, run: str, options: RunOptions | None = None) -> RunResu
     return run_sweep(store, spec, options)
 
 
-def launch(store_path: Path, spec: RunSpec, options: RunOptions | None = None) -> int:
+def launch(
+    store_path: Path,
+    spec: RunSpec,
+    options: RunOptions | None = None,
+    *,
+    log_path: Path | None = None,
+) -> int:
     """Start a sweep in a detached background process and return its pid.
 
     The run row is created first, so the studio can show it at once; progress appears in the
     store as episodes finish. Cancel with :func:`request_cancel`.
+
+    Args:
+        store_path: The store file.
+        spec: What to run.
+        options: Runner options (the progress bar is always off in the background).
+        log_path: Append the worker's stdout and stderr here (discarded when None).
+
+    Raises:
+        ConfigError: Invalid spec (nothing is written).
     """
     from core.runner.plan import SampleSource, plan_keys
 
@@ -100,12 +118,20 @@ def launch(store_path: Path, spec: RunSpec, options: RunOptions | None = None) -
         "--options",
         opts.model_dump_json(),
     ]
-    proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-        cmd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        env=dict(os.environ),
-    )
+    with contextlib.ExitStack() as stack:
+        out: Any = subprocess.DEVNULL
+        if log_path is not None:
+            log_path.parent.mkdir(parents=True, exist_ok=True)
+            out = stack.enter_context(log_path.open("ab"))
+            out.write(f"--- {utcnow()} launch {spec.display_name()}\n".encode())
+            out.flush()
+        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT if log_path is not None else subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=str(PROJECT_ROOT),
+            env=dict(os.environ),
+        )
     return proc.pid
