@@ -67,10 +67,7 @@ def make_episode_agent(store: Store, episode_id: str) -> Any:
         header.method,
         world=world,
         literal=literal_intent(sample, graph),
-        costs={
-            "question": header.config.cost_question,
-            "rejected_proposal": header.config.cost_rejected_proposal,
-        },
+        costs=header.config.costs(),
     )
     if hasattr(agent, "attach"):
         agent.attach(store, episode_id)

@@ -242,10 +242,6 @@ class RebuiltAgent:
     mismatches: list[int] = field(default_factory=list)
 
 
-def _costs(config: ProtocolConfig) -> dict[str, float]:
-    return {"question": config.cost_question, "rejected_proposal": config.cost_rejected_proposal}
-
-
 def rebuild_agent(log: EventLog, episode_id: str, *, client: Any = None) -> RebuiltAgent:
     """Rebuild the agent of a human-user episode from its header and replay its past turns.
 
@@ -268,7 +264,7 @@ def rebuild_agent(log: EventLog, episode_id: str, *, client: Any = None) -> Rebu
         world=world,
         literal=literal_intent(start.sample, start.graph),
         client=client,
-        costs=_costs(header.config),
+        costs=header.config.costs(),
     )
     prefix = _PrefixLog(log)
     if hasattr(agent, "attach"):

@@ -91,6 +91,15 @@ class ProtocolConfig(Strict):
     voice_regenerations: int = Field(default=1, ge=0, description="LLM voice regenerations.")
     epsilon: float = Field(default=1e-9, gt=0, description="Float tolerance on patience.")
 
+    def costs(self) -> dict[str, float]:
+        """Patience cost of each chargeable action kind (for meters and planning agents)."""
+        return {
+            "question": self.cost_question,
+            "rejected_proposal": self.cost_rejected_proposal,
+            "malformed": self.cost_malformed,
+            "env_action": self.cost_env_action,
+        }
+
     def config_hash(self) -> str:
         """Return the content hash of the full config (stored in every episode header)."""
         return content_hash(self.model_dump(mode="json"))

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from core.envs.base import HostWorld
-from core.model.config import ProtocolConfig
 from core.model.episode import (
     AgentView,
     EpisodeHeader,
@@ -23,15 +22,6 @@ from core.model.events import Event, dump_event
 from core.protocol.fast import construct
 from core.protocol.hooks import slot_label
 from core.protocol.state import EpisodeState
-
-
-def _costs(config: ProtocolConfig) -> dict[str, float]:
-    return {
-        "question": config.cost_question,
-        "rejected_proposal": config.cost_rejected_proposal,
-        "malformed": config.cost_malformed,
-        "env_action": config.cost_env_action,
-    }
 
 
 def agent_view(
@@ -56,7 +46,7 @@ def agent_view(
         "turn": state.turn,
         "turns_left": max(state.turn_cap - state.turn, 0),
         "patience": state.patience if show else None,
-        "costs": _costs(header.config) if show else None,
+        "costs": header.config.costs() if show else None,
         "forced_final": state.phase == "forced_final",
         "format_hint": state.format_hint if state.phase == "forced_final" else "",
         "awaiting_user": state.phase == "awaiting_user",

@@ -7,49 +7,26 @@ world's samples. Worlds are loaded once per process and shared read-only.
 
 from __future__ import annotations
 
-import importlib
 import json
-import threading
 from functools import lru_cache
 from typing import Any
 
 from core.envs.base import HostWorld
+from core.envs.registry import load_world as registry_load_world
 from core.errors import ConfigError, NotFoundError
 from core.model.intent import Condition, Intent, IntentGraph
 from core.model.run import EpisodeKey, RunSpec
 from core.model.sample import Sample
 from core.store import Store
 
-_LOCK = threading.Lock()
 
-
-@lru_cache(maxsize=8)
 def load_world(benchmark: str) -> HostWorld:
-    """Load (once per process) the host world of ``benchmark``.
+    """Return the bundled host world of ``benchmark`` (the registry caches it per process).
 
     Raises:
         ConfigError: For an unknown benchmark.
     """
-    with _LOCK:
-        try:
-            registry = importlib.import_module("core.envs.registry")
-            world: HostWorld = registry.load_world(benchmark)
-            return world
-        except ModuleNotFoundError:
-            pass
-        if benchmark == "mock":
-            from core.envs.mock import load_mock_world
-
-            return load_mock_world()
-        if benchmark == "webshop":
-            from core.envs.webshop.world import load_webshop_world
-
-            return load_webshop_world()
-        if benchmark in ("tau2_retail", "tau2_airline"):
-            from core.envs.tau2.world import load_tau2_world
-
-            return load_tau2_world(benchmark.split("_", 1)[1])
-    raise ConfigError(f"unknown benchmark {benchmark!r}", field="benchmark")
+    return registry_load_world(benchmark)
 
 
 @lru_cache(maxsize=8)

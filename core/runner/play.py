@@ -211,13 +211,6 @@ def _start(
     return eid, sample, graph
 
 
-def _costs(spec: RunSpec) -> dict[str, float]:
-    return {
-        "question": spec.config.cost_question,
-        "rejected_proposal": spec.config.cost_rejected_proposal,
-    }
-
-
 def play_symbolic_unit(
     keys: Sequence[EpisodeKey],
     spec: RunSpec,
@@ -242,7 +235,7 @@ def play_symbolic_unit(
     skip = skip or set()
     kids = list(key_ids) if key_ids is not None else [key_id(k) for k in keys]
     book = AskBook()
-    costs = _costs(spec)
+    costs = spec.config.costs()
     res = UnitResult()
     for key, kid in zip(keys, kids, strict=True):
         log = InMemoryEventLog()
