@@ -1,7 +1,8 @@
 """A3's symbolic lesson book: which questions pay off, per request signature, within one run.
 
-The book holds only *counts* keyed by a request signature (the benchmark and the slot families
-the agent's literal reading mentions, plus a size bucket) and by the slot family of a question
+The book holds only *counts* keyed by a request signature (the benchmark and, per slot family the
+agent's literal reading mentions, how many slots of that family it holds, capped at
+:data:`COUNT_CAP`) and by the slot family of a question
 (``attr`` / ``option`` / ``price`` on the shop, the argument name on τ²). It never holds values,
 sample ids or entity names. It starts empty, grows only from the finished episodes of its own
 run unit (one benchmark × persona × seed within one run) and is never persisted across runs.
@@ -16,6 +17,8 @@ MIN_TRIALS = 3
 """Questions about a family needed before its pay-off rate is trusted."""
 SKIP_BELOW = 0.2
 """Families with a trusted pay-off rate below this are no longer asked about."""
+COUNT_CAP = 3
+"""Slot counts per family above this share one signature (keeps signatures recurring)."""
 
 
 def slot_family(slot: str) -> str:
@@ -38,11 +41,19 @@ def slot_family(slot: str) -> str:
 
 
 def signature(benchmark: str, slots: Iterable[str]) -> str:
-    """Return the request signature: benchmark, sorted families, size bucket."""
-    fams = sorted({slot_family(s) for s in slots})
-    n = len(list(fams))
-    bucket = "small" if n <= 2 else "medium" if n <= 4 else "large"
-    return f"{benchmark}|{','.join(fams)}|{bucket}"
+    """Return the request signature: benchmark, then each slot family with its slot count.
+
+    Only family names and digits appear, so the signature can never spell a hidden value.
+
+    >>> signature("webshop", ["attr:cotton", "attr:machine wash", "price_upper", "option:blue"])
+    'webshop|attr2,option1,price1'
+    """
+    counts: dict[str, int] = {}
+    for s in slots:
+        fam = slot_family(s)
+        counts[fam] = counts.get(fam, 0) + 1
+    body = ",".join(f"{f}{min(n, COUNT_CAP)}" for f, n in sorted(counts.items()))
+    return f"{benchmark}|{body}"
 
 
 @dataclass
@@ -84,9 +95,11 @@ class AskBook:
         return {s: {f: list(c) for f, c in fams.items()} for s, fams in self.stats.items()}
 
     def vocabulary(self) -> set[str]:
-        """Every string the book contains (for leakage checks)."""
+        """Every word the book contains, signatures split into their parts (for leakage checks)."""
         out: set[str] = set()
         for sig, fams in self.stats.items():
-            out.add(sig)
+            bench, _, body = sig.partition("|")
+            out.add(bench)
+            out.update(part.rstrip("0123456789") for part in body.split(",") if part)
             out.update(fams)
         return out
