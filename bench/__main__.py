@@ -12,6 +12,7 @@ import importlib
 import os
 import pkgutil
 import platform
+import re
 import sys
 import time
 import traceback
@@ -63,7 +64,7 @@ def _fmt(v: Any) -> str:
         return "yes" if v else "**no**"
     if isinstance(v, float):
         return f"{v:,.3f}" if abs(v) < 1000 else f"{v:,.0f}"
-    return str(v)
+    return str(v).replace("|", "\\|")  # a pipe inside a cell must not split the row
 
 
 def render(results: dict[str, list[dict[str, Any]]], errors: dict[str, str], quick: bool) -> str:
@@ -89,7 +90,8 @@ def render(results: dict[str, list[dict[str, Any]]], errors: dict[str, str], qui
             "|---|---:|---|---:|---:|---|---|---|",
         ]
         for r in rows:
-            lines.append("| " + " | ".join(_fmt(r.get(k)) for k in _COLUMNS) + " |")
+            cells = r["_raw"] if "_raw" in r else [_fmt(r.get(k)) for k in _COLUMNS]
+            lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     if errors:
         lines += ["## Benchmarks that failed to run", ""]
@@ -100,7 +102,10 @@ def render(results: dict[str, list[dict[str, Any]]], errors: dict[str, str], qui
 
 
 def _previous_sections(path: Path, areas: set[str]) -> dict[str, list[dict[str, Any]]]:
-    """Rows of ``areas`` from an existing report, so ``--only`` keeps the other sections."""
+    """Rows of ``areas`` from an existing report, so ``--only`` keeps the other sections.
+
+    Kept rows carry their rendered cells (``{"_raw": [...]}``) and are written back verbatim.
+    """
     out: dict[str, list[dict[str, Any]]] = {}
     area = None
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -110,7 +115,7 @@ def _previous_sections(path: Path, areas: set[str]) -> dict[str, list[dict[str, 
             if area:
                 out[area] = []
         elif area and line.startswith("| ") and not line.startswith("| measurement"):
-            cells = [c.strip() for c in line.strip("|").split("|")]
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
             if len(cells) == len(_COLUMNS):
                 out[area].append({"_raw": cells})
     return out

@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from core.errors import ConfigError, LLMError
+from core.llm import openai_http
 from core.llm.cache import ResponseCache, request_payload
 from core.llm.env import load_litellm
+from core.llm.openai_http import ProviderFailure, direct_eligible
 from core.llm.types import (
     ChatMessage,
     DeltaCallback,
@@ -57,8 +59,18 @@ def normalize_messages(messages: Sequence[Mapping[str, Any] | ChatMessage]) -> l
     return out
 
 
-def _classify(litellm: Any, exc: BaseException) -> _Attempt:
-    """Decide whether a provider exception is worth retrying."""
+def _classify(exc: BaseException, litellm: Any | None) -> _Attempt:
+    """Decide whether a failed attempt is worth retrying.
+
+    Args:
+        exc: What the attempt raised.
+        litellm: The litellm module when the call went through litellm; None on the direct
+            path, where anything but a :class:`ProviderFailure` is a bug, never retried.
+    """
+    if isinstance(exc, ProviderFailure):
+        return _Attempt(exc.status, exc.retryable, exc.retry_after)
+    if litellm is None:
+        return _Attempt(None, False, None)
     ex = litellm.exceptions
     status = getattr(exc, "status_code", None)
     status = status if isinstance(status, int) else None
@@ -307,9 +319,11 @@ class LLMClient:
             self._stats.completion_tokens += resp.usage.completion_tokens
             self._stats.cost_usd += resp.cost_usd
 
-    def _attempt_failed(self, litellm: Any, exc: Exception, attempt: int, key: str | None) -> float:
+    def _attempt_failed(
+        self, exc: Exception, litellm: Any | None, attempt: int, key: str | None
+    ) -> float:
         """Return seconds to sleep before retrying, or raise the final LLMError."""
-        info = _classify(litellm, exc)
+        info = _classify(exc, litellm)
         if info.retryable and attempt < self._spec.max_retries:
             with self._stats_lock:
                 self._stats.retries += 1
@@ -378,23 +392,39 @@ class LLMClient:
             if on_delta is not None and hit.text:
                 on_delta(hit.text)
             return hit
-        litellm = load_litellm()
-        _ensure_priced(litellm, self._spec.model)
-        kwargs = self._kwargs(msgs, tools, params)
-        attempt = 0
-        while True:
-            self._count_provider_call()
-            try:
-                if stream or on_delta is not None:
-                    raw = self._stream_sync(litellm, kwargs, msgs, on_delta)
-                else:
-                    raw = litellm.completion(**kwargs)
-                break
-            except Exception as exc:  # provider failures become LLMError below
-                delay = self._attempt_failed(litellm, exc, attempt, key)
-                attempt += 1
-                time.sleep(delay)
-        resp = _parse(litellm, self._spec, raw, (time.perf_counter() - started) * 1000)
+        streamed = stream or on_delta is not None
+        if direct_eligible(self._spec, params, streamed):
+            where = openai_http.endpoint(self._spec, self._api_key(), params)
+            body = openai_http.request_body(self._spec, msgs, tools, params)
+            attempt = 0
+            while True:
+                self._count_provider_call()
+                try:
+                    data = openai_http.post(where, body)
+                    break
+                except Exception as exc:  # failures become LLMError below
+                    delay = self._attempt_failed(exc, None, attempt, key)
+                    attempt += 1
+                    time.sleep(delay)
+            resp = openai_http.parse_reply(self._spec, data, (time.perf_counter() - started) * 1000)
+        else:
+            litellm = load_litellm()
+            _ensure_priced(litellm, self._spec.model)
+            kwargs = self._kwargs(msgs, tools, params)
+            attempt = 0
+            while True:
+                self._count_provider_call()
+                try:
+                    if streamed:
+                        raw = self._stream_sync(litellm, kwargs, msgs, on_delta)
+                    else:
+                        raw = litellm.completion(**kwargs)
+                    break
+                except Exception as exc:  # provider failures become LLMError below
+                    delay = self._attempt_failed(exc, litellm, attempt, key)
+                    attempt += 1
+                    time.sleep(delay)
+            resp = _parse(litellm, self._spec, raw, (time.perf_counter() - started) * 1000)
         self._store(key, request, resp)
         self._account(resp)
         return resp
@@ -418,23 +448,39 @@ class LLMClient:
                 if on_delta is not None and hit.text:
                     on_delta(hit.text)
                 return hit
-        litellm = load_litellm()
-        _ensure_priced(litellm, self._spec.model)
-        kwargs = self._kwargs(msgs, tools, params)
-        attempt = 0
-        while True:
-            self._count_provider_call()
-            try:
-                if stream or on_delta is not None:
-                    raw = await self._stream_async(litellm, kwargs, msgs, on_delta)
-                else:
-                    raw = await litellm.acompletion(**kwargs)
-                break
-            except Exception as exc:  # provider failures become LLMError below
-                delay = self._attempt_failed(litellm, exc, attempt, key)
-                attempt += 1
-                await asyncio.sleep(delay)
-        resp = _parse(litellm, self._spec, raw, (time.perf_counter() - started) * 1000)
+        streamed = stream or on_delta is not None
+        if direct_eligible(self._spec, params, streamed):
+            where = openai_http.endpoint(self._spec, self._api_key(), params)
+            body = openai_http.request_body(self._spec, msgs, tools, params)
+            attempt = 0
+            while True:
+                self._count_provider_call()
+                try:
+                    data = await openai_http.apost(where, body)
+                    break
+                except Exception as exc:  # failures become LLMError below
+                    delay = self._attempt_failed(exc, None, attempt, key)
+                    attempt += 1
+                    await asyncio.sleep(delay)
+            resp = openai_http.parse_reply(self._spec, data, (time.perf_counter() - started) * 1000)
+        else:
+            litellm = load_litellm()
+            _ensure_priced(litellm, self._spec.model)
+            kwargs = self._kwargs(msgs, tools, params)
+            attempt = 0
+            while True:
+                self._count_provider_call()
+                try:
+                    if streamed:
+                        raw = await self._stream_async(litellm, kwargs, msgs, on_delta)
+                    else:
+                        raw = await litellm.acompletion(**kwargs)
+                    break
+                except Exception as exc:  # provider failures become LLMError below
+                    delay = self._attempt_failed(exc, litellm, attempt, key)
+                    attempt += 1
+                    await asyncio.sleep(delay)
+            resp = _parse(litellm, self._spec, raw, (time.perf_counter() - started) * 1000)
         if self.cache is not None:
             await asyncio.to_thread(self._store, key, request, resp)
         self._account(resp)

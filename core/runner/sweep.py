@@ -537,10 +537,11 @@ LLM_EPISODES_PER_PROCESS = 16
 def llm_processes(options: RunOptions, n_units: int, client_given: Any = None) -> int:
     """How many processes an LLM sweep runs in.
 
-    litellm spends several milliseconds of CPU on each call; one event loop therefore tops out
-    at a few hundred calls a second. Wide sweeps split their episodes over forked processes
-    (each with its own loop and ``concurrency / processes`` episodes); the parent stays the
-    only store writer. A caller-supplied client other than :class:`~core.llm.LLMClient` (a
+    Each call costs CPU besides its wait (about 1 ms on the direct OpenAI-compatible path,
+    several through litellm for other providers), so one event loop tops out at some hundreds
+    of calls a second. Wide sweeps split their episodes over forked processes (each with its
+    own loop, HTTP session and ``concurrency / processes`` episodes); the parent stays the only
+    store writer. A caller-supplied client other than :class:`~core.llm.LLMClient` (a
     scripted fake) keeps everything in one process, since its state would not be shared.
     """
     if client_given is not None:

@@ -244,7 +244,10 @@ def test_cancel_interrupts_a_studio_worker(store: Store) -> None:
     run = store.get_run("long")
     assert run["completed"] < run["total"]
     log = jobs.worker_log(store, run["run_id"], lines=1000)
-    assert "launch long" in log and "KeyboardInterrupt" in log
+    assert "launch long" in log
+    # Either the interrupt landed mid-sweep, or the runner saw the cooperative flag first and
+    # finished cleanly (the SIGINT then finds it exiting): both end as "cancelled".
+    assert "KeyboardInterrupt" in log or '"status": "cancelled"' in log
     assert jobs.reconcile(store) == []  # the worker wrote its final status itself
 
 

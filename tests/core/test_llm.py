@@ -35,6 +35,7 @@ from core.llm import (
     offline_switches,
 )
 from core.llm.client import LOCAL_PLACEHOLDER_KEY
+from core.llm.openai_http import TRANSPORT_ENV
 from tests.fakes.openai_server import FakeOpenAIServer, Fault, Reply
 
 USER = [{"role": "user", "content": "find me red running shoes"}]
@@ -50,6 +51,17 @@ SEARCH_TOOL = {
         },
     },
 }
+
+
+@pytest.fixture(params=["direct", "litellm"])
+def fake_llm_server(
+    fake_llm_server: FakeOpenAIServer,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+) -> FakeOpenAIServer:
+    """Every test against the fake server runs through both transports to OpenAI endpoints."""
+    monkeypatch.setenv(TRANSPORT_ENV, "auto" if request.param == "direct" else "litellm")
+    return fake_llm_server
 
 
 def client_for(

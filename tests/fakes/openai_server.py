@@ -106,6 +106,11 @@ class Fault:
         return Fault("long", n_chars=n_chars)
 
     @staticmethod
+    def garbage() -> Fault:
+        """Answer 200 with a body that is not JSON (a misconfigured proxy's HTML page)."""
+        return Fault("garbage")
+
+    @staticmethod
     def disconnect() -> Fault:
         """Close the connection without sending any response."""
         return Fault("disconnect")
@@ -216,6 +221,14 @@ class _Handler(BaseHTTPRequestHandler):
                     {"error": {"message": message, "type": "fake_error", "code": item.status}},
                     extra,
                 )
+                return
+            if item.kind == "garbage":
+                page = b"<html><body>502 Bad Gateway (but sent as 200)</body></html>"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
                 return
             if item.kind == "timeout":
                 owner._stop.wait(item.seconds)
