@@ -274,6 +274,37 @@ class _Writer:
             self.flush()
 
 
+@dataclass
+class _Sweep:
+    """What every backend of one sweep shares: the store, the plan and the bookkeeping.
+
+    Forked workers inherit a copy and use only the plan (``spec``, ``kids``, ``rs``,
+    ``options``); the store, progress and writer belong to the parent, the only writer.
+    """
+
+    store: Store
+    spec: RunSpec
+    units: list[list[EpisodeKey]]
+    kids: dict[int, str]
+    rs: ResumeState
+    prog: _Progress
+    options: RunOptions
+
+    def writer(self) -> _Writer:
+        """A batched writer configured by the run options."""
+        return _Writer(
+            self.store,
+            self.prog,
+            self.rs.errors,
+            batch=self.options.write_batch,
+            interval_s=self.options.write_interval_s,
+        )
+
+    def key_ids(self, unit: Sequence[EpisodeKey]) -> list[str]:
+        """The key ids of a unit's episodes."""
+        return [self.kids[id(k)] for k in unit]
+
+
 # -- symbolic backends ---------------------------------------------------------------------------
 UnitWire = list[tuple[tuple[str, str, str, str, str, int], str]]
 """A unit in transit: (key fields, key id) per episode."""
@@ -376,37 +407,27 @@ def _freeze_heap() -> None:
     gc.freeze()
 
 
-def _run_symbolic(
-    store: Store,
-    spec: RunSpec,
-    units: list[list[EpisodeKey]],
-    kids: dict[int, str],
-    rs: ResumeState,
-    prog: _Progress,
-    options: RunOptions,
-) -> str:
-    workers = options.workers or os.cpu_count() or 1
-    n_eps = sum(len(u) for u in units)
-    writer = _Writer(
-        store, prog, rs.errors, batch=options.write_batch, interval_s=options.write_interval_s
-    )
-    if options.backend == "ray":
-        return _run_ray(store, spec, units, kids, rs, writer, options)
-    source = SampleSource(store)
+def _run_symbolic(sw: _Sweep) -> str:
+    workers = sw.options.workers or os.cpu_count() or 1
+    n_eps = sum(len(u) for u in sw.units)
+    writer = sw.writer()
+    if sw.options.backend == "ray":
+        return _run_ray(sw, writer)
+    source = SampleSource(sw.store)
     if workers <= 1 or n_eps < POOL_MIN_EPISODES or sys.platform == "win32":
         try:
-            _preload(source, spec, [])
+            _preload(source, sw.spec, [])
             _freeze_heap()
-            for unit in units:
-                if prog.cancelled():
+            for unit in sw.units:
+                if sw.prog.cancelled():
                     return STATUS_CANCELLED
                 res = play_symbolic_unit(
                     unit,
-                    spec,
+                    sw.spec,
                     source,
-                    attempts=rs.attempts,
-                    skip=rs.done,
-                    key_ids=[kids[id(k)] for k in unit],
+                    attempts=sw.rs.attempts,
+                    skip=sw.rs.done,
+                    key_ids=sw.key_ids(unit),
                 )
                 writer.add(res.records)
                 writer.maybe_flush()
@@ -414,26 +435,17 @@ def _run_symbolic(
         finally:
             gc.unfreeze()
             writer.flush()
-    return _run_pool(store, spec, units, kids, rs, writer, workers, source)
+    return _run_pool(sw, writer, workers, source)
 
 
-def _run_pool(
-    store: Store,
-    spec: RunSpec,
-    units: list[list[EpisodeKey]],
-    kids: dict[int, str],
-    rs: ResumeState,
-    writer: _Writer,
-    workers: int,
-    source: SampleSource,
-) -> str:
+def _run_pool(sw: _Sweep, writer: _Writer, workers: int, source: SampleSource) -> str:
     import multiprocessing as mp
 
-    prog = writer.prog
-    _preload(source, spec, units)
+    prog, rs = sw.prog, sw.rs
+    _preload(source, sw.spec, sw.units)
     _SHARED["source"] = source
     _freeze_heap()  # forked workers then share the loaded worlds' pages instead of copying them
-    wire = [_unit_wire(u, kids) for u in _by_sample(units)]
+    wire = [_unit_wire(u, sw.kids) for u in _by_sample(sw.units)]
     size = chunk_size(len(wire), workers)
     ctx = mp.get_context("fork")
     status = ""
@@ -442,7 +454,7 @@ def _run_pool(
             max_workers=workers,
             mp_context=ctx,
             initializer=_worker_init,
-            initargs=(str(store.path), spec.model_dump_json(), rs.attempts, rs.done),
+            initargs=(str(sw.store.path), sw.spec.model_dump_json(), rs.attempts, rs.done),
         ) as pool:
             it = _chunks(wire, size)
             pending: set[Future[list[tuple[Any, ...]]]] = set()
@@ -470,22 +482,15 @@ def _run_pool(
     return status
 
 
-def _run_ray(
-    store: Store,
-    spec: RunSpec,
-    units: list[list[EpisodeKey]],
-    kids: dict[int, str],
-    rs: ResumeState,
-    writer: _Writer,
-    options: RunOptions,
-) -> str:
+def _run_ray(sw: _Sweep, writer: _Writer) -> str:
     try:
         import ray
     except ImportError:
         raise ConfigError(
             "Ray is not installed (pip install 'driftbench-studio[ray]')", field="--backend"
         ) from None
-    workers = options.workers or os.cpu_count() or 1
+    workers = sw.options.workers or os.cpu_count() or 1
+    rs = sw.rs
     started = not ray.is_initialized()
     if started:
         ray.init(
@@ -497,8 +502,10 @@ def _run_ray(
     status = ""
     try:
         remote = ray.remote(_ray_chunk)
-        ctx = ray.put((str(store.path), spec.model_dump_json(), dict(rs.attempts), set(rs.done)))
-        wire = [_unit_wire(u, kids) for u in _by_sample(units)]
+        ctx = ray.put(
+            (str(sw.store.path), sw.spec.model_dump_json(), dict(rs.attempts), set(rs.done))
+        )
+        wire = [_unit_wire(u, sw.kids) for u in _by_sample(sw.units)]
         pending = [
             remote.remote(ctx, chunk) for chunk in _chunks(wire, chunk_size(len(wire), workers))
         ]
@@ -555,34 +562,22 @@ def llm_processes(options: RunOptions, n_units: int, client_given: Any = None) -
     return max(1, min(cpus, options.concurrency // LLM_EPISODES_PER_PROCESS, n_units))
 
 
-def _run_llm(
-    store: Store,
-    spec: RunSpec,
-    units: list[list[EpisodeKey]],
-    kids: dict[int, str],
-    rs: ResumeState,
-    prog: _Progress,
-    options: RunOptions,
-    client: Any = None,
-) -> str:
-    procs = llm_processes(options, len(units), client)
+def _run_llm(sw: _Sweep, client: Any = None) -> str:
+    procs = llm_processes(sw.options, len(sw.units), client)
     if client is None:
         from core.llm import make_client
 
-        client = make_client(spec.agent, cache_path=store.path)
-    source = SampleSource(store)
-    _preload(source, spec, units)
+        client = make_client(sw.spec.agent, cache_path=sw.store.path)
+    source = SampleSource(sw.store)
+    _preload(source, sw.spec, sw.units)
     if procs > 1:
-        return _run_llm_pool(store, spec, units, kids, rs, prog, options, client, source, procs)
-    return asyncio.run(_llm_main(store, spec, units, kids, rs, prog, options, client, source))
+        return _run_llm_pool(sw, client, source, procs)
+    return asyncio.run(_llm_main(sw, client, source))
 
 
 async def _llm_loop(
-    spec: RunSpec,
+    sw: _Sweep,
     units: Sequence[list[EpisodeKey]],
-    kids: dict[int, str],
-    rs: ResumeState,
-    options: RunOptions,
     client: Any,
     source: SampleSource,
     concurrency: int,
@@ -598,35 +593,24 @@ async def _llm_loop(
                 return
             res = await play_llm_unit(
                 unit,
-                spec,
+                sw.spec,
                 source,
                 client,
-                attempts=rs.attempts,
-                skip=rs.done,
-                max_attempts=options.max_attempts,
-                backoff_s=options.retry_backoff_s,
-                key_ids=[kids[id(k)] for k in unit],
+                attempts=sw.rs.attempts,
+                skip=sw.rs.done,
+                max_attempts=sw.options.max_attempts,
+                backoff_s=sw.options.retry_backoff_s,
+                key_ids=sw.key_ids(unit),
             )
             on_records(res.records)
 
     await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(units))))))
 
 
-async def _llm_main(
-    store: Store,
-    spec: RunSpec,
-    units: list[list[EpisodeKey]],
-    kids: dict[int, str],
-    rs: ResumeState,
-    prog: _Progress,
-    options: RunOptions,
-    client: Any,
-    source: SampleSource,
-) -> str:
+async def _llm_main(sw: _Sweep, client: Any, source: SampleSource) -> str:
     """One process: the episodes on the event loop, store writes and cancel checks on a thread."""
-    writer = _Writer(
-        store, prog, rs.errors, batch=options.write_batch, interval_s=options.write_interval_s
-    )
+    writer = sw.writer()
+    prog, options = sw.prog, sw.options
     status = {"value": ""}
     spent = {"usd": prog.cost}
     stop = asyncio.Event()
@@ -653,11 +637,8 @@ async def _llm_main(
     flush_task = asyncio.create_task(flusher())
     try:
         await _llm_loop(
-            spec,
-            units,
-            kids,
-            rs,
-            options,
+            sw,
+            sw.units,
             client,
             source,
             options.concurrency,
@@ -672,11 +653,8 @@ async def _llm_main(
 
 
 def _llm_child(
-    spec: RunSpec,
+    sw: _Sweep,
     units: list[list[EpisodeKey]],
-    kids: dict[int, str],
-    rs: ResumeState,
-    options: RunOptions,
     client: Any,
     source: SampleSource,
     concurrency: int,
@@ -695,28 +673,13 @@ def _llm_child(
         def on_records(records: list[EpisodeRecord]) -> None:
             out.put(("records", [r.to_wire() for r in records if r.write]))
 
-        asyncio.run(
-            _llm_loop(
-                spec, units, kids, rs, options, client, source, concurrency, on_records, stop.is_set
-            )
-        )
+        asyncio.run(_llm_loop(sw, units, client, source, concurrency, on_records, stop.is_set))
         out.put(("end", None))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which re-raises
         out.put(("end", f"{type(exc).__name__}: {exc}"))
 
 
-def _run_llm_pool(
-    store: Store,
-    spec: RunSpec,
-    units: list[list[EpisodeKey]],
-    kids: dict[int, str],
-    rs: ResumeState,
-    prog: _Progress,
-    options: RunOptions,
-    client: Any,
-    source: SampleSource,
-    procs: int,
-) -> str:
+def _run_llm_pool(sw: _Sweep, client: Any, source: SampleSource, procs: int) -> str:
     """Several forked processes play the units; this one writes, counts spend, cancels."""
     import multiprocessing as mp
     import queue as queue_mod
@@ -724,18 +687,17 @@ def _run_llm_pool(
     ctx = mp.get_context("fork")
     out = ctx.Queue()
     stop = ctx.Event()
+    prog, options = sw.prog, sw.options
     per = -(-options.concurrency // procs)
     children = [
         ctx.Process(
             target=_llm_child,
-            args=(spec, units[i::procs], kids, rs, options, client, source, per, out, stop),
+            args=(sw, sw.units[i::procs], client, source, per, out, stop),
             daemon=True,
         )
         for i in range(procs)
     ]
-    writer = _Writer(
-        store, prog, rs.errors, batch=options.write_batch, interval_s=options.write_interval_s
-    )
+    writer = sw.writer()
     status = ""
     spent = prog.cost
     failures: list[str] = []
@@ -821,11 +783,12 @@ def run_sweep(
     prior_cost = float(store.get_run(run_id)["cost_usd"] or 0.0)
     prog.cost = prior_cost
     status = ""
+    sw = _Sweep(store, spec, units, kids, rs, prog, options)
     try:
         if spec.is_symbolic:
-            status = _run_symbolic(store, spec, units, kids, rs, prog, options)
+            status = _run_symbolic(sw)
         else:
-            status = _run_llm(store, spec, units, kids, rs, prog, options, client)
+            status = _run_llm(sw, client)
     except KeyboardInterrupt:
         prog.flush(STATUS_CANCELLED, force=True)
         prog.close()
