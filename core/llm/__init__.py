@@ -2,7 +2,9 @@
 
 A small interface (messages and optional tools in; text, tool calls, usage and cost out) over
 litellm, with an SQLite response cache, bounded retries with backoff, typed errors and cost from
-litellm's local cost map. ``ScriptedLLM`` is the deterministic fake with the same interface.
+litellm's local cost map. Calls to OpenAI-compatible endpoints (``openai/…@API_BASE``) skip
+litellm's per-call CPU and POST directly (:mod:`core.llm.openai_http`). ``ScriptedLLM`` is the
+deterministic fake with the same interface.
 
 Importing this package is cheap: it only sets litellm's offline switches (``setdefault``);
 litellm itself is imported on the first real call. Keys come from the environment only and are

@@ -1,4 +1,10 @@
-"""The real client: litellm behind the small interface, with cache, retries and accounting."""
+"""The real client: cache, retries and accounting around two transports.
+
+``openai/…@API_BASE`` calls go straight to the OpenAI-compatible endpoint
+(:mod:`core.llm.openai_http`); every other provider, streamed replies and litellm-only
+parameters go through litellm. Both paths share the cache key, the retry loop, the typed
+errors and the cost map.
+"""
 
 from __future__ import annotations
 
@@ -38,6 +44,16 @@ class _Attempt(NamedTuple):
     status: int | None
     retryable: bool
     retry_after: float | None
+
+
+class _Route(NamedTuple):
+    """How one call travels: direct (``litellm`` is None) or through litellm."""
+
+    litellm: Any | None
+    where: openai_http.Endpoint | None
+    body: bytes
+    kwargs: dict[str, Any]
+    streamed: bool
 
 
 def normalize_messages(messages: Sequence[Mapping[str, Any] | ChatMessage]) -> list[dict[str, Any]]:
@@ -187,7 +203,7 @@ def _parse(litellm: Any, spec: ModelSpec, raw: Any, latency_ms: float) -> LLMRes
 
 
 class LLMClient:
-    """The real model client: cache → litellm (with retries) → typed response.
+    """The real model client: cache → transport (direct or litellm, with retries) → response.
 
     Args:
         spec: Which model to call and how.
@@ -355,6 +371,51 @@ class LLMClient:
         with self._stats_lock:
             self._stats.provider_calls += 1
 
+    # -- transports --------------------------------------------------------------------------
+    def _route(
+        self,
+        msgs: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        params: dict[str, Any],
+        streamed: bool,
+    ) -> _Route:
+        """Choose the direct path or litellm for one call and prepare what it sends."""
+        if direct_eligible(self._spec, params, streamed):
+            where = openai_http.endpoint(self._spec, self._api_key(), params)
+            body = openai_http.request_body(self._spec, msgs, tools, params)
+            return _Route(None, where, body, {}, streamed)
+        litellm = load_litellm()
+        _ensure_priced(litellm, self._spec.model)
+        return _Route(litellm, None, b"", self._kwargs(msgs, tools, params), streamed)
+
+    def _send(
+        self, route: _Route, msgs: list[dict[str, Any]], on_delta: DeltaCallback | None
+    ) -> Any:
+        """One attempt, blocking; returns the raw reply of the route's transport."""
+        if route.litellm is None:
+            assert route.where is not None
+            return openai_http.post(route.where, route.body)
+        if route.streamed:
+            return self._stream_sync(route.litellm, route.kwargs, msgs, on_delta)
+        return route.litellm.completion(**route.kwargs)
+
+    async def _asend(
+        self, route: _Route, msgs: list[dict[str, Any]], on_delta: DeltaCallback | None
+    ) -> Any:
+        """One attempt on the running event loop (see :meth:`_send`)."""
+        if route.litellm is None:
+            assert route.where is not None
+            return await openai_http.apost(route.where, route.body)
+        if route.streamed:
+            return await self._stream_async(route.litellm, route.kwargs, msgs, on_delta)
+        return await route.litellm.acompletion(**route.kwargs)
+
+    def _reply(self, route: _Route, raw: Any, started: float) -> LLMResponse:
+        latency_ms = (time.perf_counter() - started) * 1000
+        if route.litellm is None:
+            return openai_http.parse_reply(self._spec, raw, latency_ms)
+        return _parse(route.litellm, self._spec, raw, latency_ms)
+
     # -- public API ------------------------------------------------------------------------
     def complete(
         self,
@@ -392,39 +453,18 @@ class LLMClient:
             if on_delta is not None and hit.text:
                 on_delta(hit.text)
             return hit
-        streamed = stream or on_delta is not None
-        if direct_eligible(self._spec, params, streamed):
-            where = openai_http.endpoint(self._spec, self._api_key(), params)
-            body = openai_http.request_body(self._spec, msgs, tools, params)
-            attempt = 0
-            while True:
-                self._count_provider_call()
-                try:
-                    data = openai_http.post(where, body)
-                    break
-                except Exception as exc:  # failures become LLMError below
-                    delay = self._attempt_failed(exc, None, attempt, key)
-                    attempt += 1
-                    time.sleep(delay)
-            resp = openai_http.parse_reply(self._spec, data, (time.perf_counter() - started) * 1000)
-        else:
-            litellm = load_litellm()
-            _ensure_priced(litellm, self._spec.model)
-            kwargs = self._kwargs(msgs, tools, params)
-            attempt = 0
-            while True:
-                self._count_provider_call()
-                try:
-                    if streamed:
-                        raw = self._stream_sync(litellm, kwargs, msgs, on_delta)
-                    else:
-                        raw = litellm.completion(**kwargs)
-                    break
-                except Exception as exc:  # provider failures become LLMError below
-                    delay = self._attempt_failed(exc, litellm, attempt, key)
-                    attempt += 1
-                    time.sleep(delay)
-            resp = _parse(litellm, self._spec, raw, (time.perf_counter() - started) * 1000)
+        route = self._route(msgs, tools, params, stream or on_delta is not None)
+        attempt = 0
+        while True:
+            self._count_provider_call()
+            try:
+                raw = self._send(route, msgs, on_delta)
+                break
+            except Exception as exc:  # provider failures become LLMError below
+                delay = self._attempt_failed(exc, route.litellm, attempt, key)
+                attempt += 1
+                time.sleep(delay)
+        resp = self._reply(route, raw, started)
         self._store(key, request, resp)
         self._account(resp)
         return resp
@@ -448,39 +488,18 @@ class LLMClient:
                 if on_delta is not None and hit.text:
                     on_delta(hit.text)
                 return hit
-        streamed = stream or on_delta is not None
-        if direct_eligible(self._spec, params, streamed):
-            where = openai_http.endpoint(self._spec, self._api_key(), params)
-            body = openai_http.request_body(self._spec, msgs, tools, params)
-            attempt = 0
-            while True:
-                self._count_provider_call()
-                try:
-                    data = await openai_http.apost(where, body)
-                    break
-                except Exception as exc:  # failures become LLMError below
-                    delay = self._attempt_failed(exc, None, attempt, key)
-                    attempt += 1
-                    await asyncio.sleep(delay)
-            resp = openai_http.parse_reply(self._spec, data, (time.perf_counter() - started) * 1000)
-        else:
-            litellm = load_litellm()
-            _ensure_priced(litellm, self._spec.model)
-            kwargs = self._kwargs(msgs, tools, params)
-            attempt = 0
-            while True:
-                self._count_provider_call()
-                try:
-                    if streamed:
-                        raw = await self._stream_async(litellm, kwargs, msgs, on_delta)
-                    else:
-                        raw = await litellm.acompletion(**kwargs)
-                    break
-                except Exception as exc:  # provider failures become LLMError below
-                    delay = self._attempt_failed(exc, litellm, attempt, key)
-                    attempt += 1
-                    await asyncio.sleep(delay)
-            resp = _parse(litellm, self._spec, raw, (time.perf_counter() - started) * 1000)
+        route = self._route(msgs, tools, params, stream or on_delta is not None)
+        attempt = 0
+        while True:
+            self._count_provider_call()
+            try:
+                raw = await self._asend(route, msgs, on_delta)
+                break
+            except Exception as exc:  # provider failures become LLMError below
+                delay = self._attempt_failed(exc, route.litellm, attempt, key)
+                attempt += 1
+                await asyncio.sleep(delay)
+        resp = self._reply(route, raw, started)
         if self.cache is not None:
             await asyncio.to_thread(self._store, key, request, resp)
         self._account(resp)
