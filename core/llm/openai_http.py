@@ -232,8 +232,9 @@ async def _session() -> Any:
     import aiohttp
 
     # No connection cap: the runner's semaphore bounds concurrency; a cap here would queue.
+    # Proxy variables (HTTPS_PROXY, NO_PROXY) are honoured, as on litellm's path.
     session = aiohttp.ClientSession(
-        connector=aiohttp.TCPConnector(limit=0, limit_per_host=0), trust_env=False
+        connector=aiohttp.TCPConnector(limit=0, limit_per_host=0), trust_env=True
     )
     _SESSIONS[loop] = session
     keeper = _keep(loop, session)
@@ -270,22 +271,28 @@ async def apost(where: Endpoint, body: bytes) -> dict[str, Any]:
 
 
 # -- sync: one httpx client per process --------------------------------------------------------
-_SYNC: dict[int, Any] = {}
+_SYNC: dict[tuple[int, tuple[str, ...]], Any] = {}
 _SYNC_LOCK = threading.Lock()
+_PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
 
 
 def _sync_client() -> Any:
-    pid = os.getpid()  # a forked child must not share the parent's sockets
-    client = _SYNC.get(pid)
+    """This process's client, rebuilt when the proxy variables change (httpx reads them once).
+
+    A forked child gets its own: it must not share the parent's sockets.
+    """
+    env = tuple(os.environ.get(name) or os.environ.get(name.lower()) or "" for name in _PROXY_VARS)
+    key = (os.getpid(), env)
+    client = _SYNC.get(key)
     if client is None:
         with _SYNC_LOCK:
-            client = _SYNC.get(pid)
+            client = _SYNC.get(key)
             if client is None:
                 import httpx
 
-                _SYNC.clear()
-                client = httpx.Client(trust_env=False)
-                _SYNC[pid] = client
+                _SYNC.clear()  # the old one's sockets stay with whoever opened them
+                client = httpx.Client(trust_env=True)  # proxies as on litellm's path
+                _SYNC[key] = client
     return client
 
 

@@ -266,3 +266,26 @@ def test_a_forked_child_gets_its_own_sync_client(fake_llm_server: FakeOpenAIServ
     assert os.read(read, 1) == b"1"
     os.waitpid(pid, 0)
     assert oh._sync_client() is parent
+
+
+@pytest.mark.parametrize("transport", ["auto", "litellm"])
+def test_proxy_variables_are_honoured_as_on_litellms_path(
+    fake_llm_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch, transport: str
+) -> None:
+    # The fake server plays the proxy: it answers the absolute-URI request itself, so the
+    # endpoint's made-up host is never resolved (the network guard would fail the test).
+    proxy = fake_llm_server.base_url.removesuffix("/v1")
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", proxy)
+    monkeypatch.setenv("http_proxy", proxy)
+    monkeypatch.setenv(oh.TRANSPORT_ENV, transport)
+    spec = ModelSpec(model="openai/fake-local", api_base="http://llm.example.invalid/v1")
+    client = LLMClient(spec, retry_backoff_s=0.001)
+    assert client.complete(USER).text == "echo: a blue mug under 20 dollars"
+
+    async def go() -> str:
+        return (await client.acomplete(USER, namespace="async")).text
+
+    assert asyncio.run(go()).startswith("echo:")
+    assert fake_llm_server.request_count == 2
