@@ -1,5 +1,7 @@
 import urllib.request
 
+from playwright.sync_api import expect
+
 from tests.e2e.conftest import screenshot, wait_for_app
 
 
@@ -12,6 +14,7 @@ def test_home_renders_in_chromium(studio_url: str, tab) -> None:
     tab.goto(studio_url + "/")
     wait_for_app(tab)
     tab.get_by_text("Drift-Bench++ Studio").first.wait_for()
-    metrics = tab.get_by_test_id("stMetricLabel")
-    assert metrics.count() == 4
+    # the metrics can land a moment after the title (a later delta of the same run): wait, then
+    # check there are exactly four
+    expect(tab.get_by_test_id("stMetricLabel")).to_have_count(4, timeout=30_000)
     screenshot(tab, "home")
