@@ -20,13 +20,16 @@ call through litellm, e.g. to compare the two.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import math
 import os
 import threading
+import urllib.request
 import weakref
 from collections.abc import AsyncIterator
 from typing import Any, NamedTuple
+from urllib.parse import urlsplit
 
 from core.llm.env import load_litellm
 from core.llm.types import LLMResponse, ModelSpec, ToolCall, Usage
@@ -208,6 +211,30 @@ def _decode(body: bytes) -> dict[str, Any]:
     return data
 
 
+# -- proxies: HTTP(S)_PROXY and NO_PROXY are honoured, as on litellm's path ---------------------
+_PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
+
+
+def _proxy_env() -> tuple[str, ...]:
+    """The proxy variables as they are now (upper or lower case), for cache keys."""
+    return tuple(os.environ.get(name) or os.environ.get(name.lower()) or "" for name in _PROXY_VARS)
+
+
+@functools.lru_cache(maxsize=64)
+def _proxy_for(url: str, env: tuple[str, ...]) -> str | None:
+    """The proxy for ``url`` under proxy variables ``env`` (None: connect directly).
+
+    Resolved once per URL and environment: reading the environment on every request costs
+    more CPU than the request itself at a few hundred calls a second.
+    """
+    del env  # part of the cache key only; urllib reads the live environment
+    parts = urlsplit(url)
+    if urllib.request.proxy_bypass(parts.hostname or ""):
+        return None
+    proxies = urllib.request.getproxies()
+    return proxies.get(parts.scheme) or None
+
+
 # -- async: one aiohttp session per event loop -------------------------------------------------
 _SESSIONS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 _KEEPERS: dict[int, AsyncIterator[None]] = {}
@@ -232,9 +259,9 @@ async def _session() -> Any:
     import aiohttp
 
     # No connection cap: the runner's semaphore bounds concurrency; a cap here would queue.
-    # Proxy variables (HTTPS_PROXY, NO_PROXY) are honoured, as on litellm's path.
+    # Proxies are resolved by _proxy_for (aiohttp's trust_env re-reads them on every request).
     session = aiohttp.ClientSession(
-        connector=aiohttp.TCPConnector(limit=0, limit_per_host=0), trust_env=True
+        connector=aiohttp.TCPConnector(limit=0, limit_per_host=0), trust_env=False
     )
     _SESSIONS[loop] = session
     keeper = _keep(loop, session)
@@ -259,6 +286,7 @@ async def apost(where: Endpoint, body: bytes) -> dict[str, Any]:
             data=body,
             headers=where.headers,
             timeout=aiohttp.ClientTimeout(total=where.timeout_s),
+            proxy=_proxy_for(where.url, _proxy_env()),
         ) as resp:
             raw = await resp.read()
             if resp.status >= 400:
@@ -273,7 +301,6 @@ async def apost(where: Endpoint, body: bytes) -> dict[str, Any]:
 # -- sync: one httpx client per process --------------------------------------------------------
 _SYNC: dict[tuple[int, tuple[str, ...]], Any] = {}
 _SYNC_LOCK = threading.Lock()
-_PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
 
 
 def _sync_client() -> Any:
@@ -281,8 +308,7 @@ def _sync_client() -> Any:
 
     A forked child gets its own: it must not share the parent's sockets.
     """
-    env = tuple(os.environ.get(name) or os.environ.get(name.lower()) or "" for name in _PROXY_VARS)
-    key = (os.getpid(), env)
+    key = (os.getpid(), _proxy_env())
     client = _SYNC.get(key)
     if client is None:
         with _SYNC_LOCK:

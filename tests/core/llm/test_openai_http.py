@@ -289,3 +289,16 @@ def test_proxy_variables_are_honoured_as_on_litellms_path(
 
     assert asyncio.run(go()).startswith("echo:")
     assert fake_llm_server.request_count == 2
+
+
+def test_no_proxy_bypasses_and_lookups_follow_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("NO_PROXY", "no_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    url = "http://gateway.example.invalid/v1/chat/completions"
+    assert oh._proxy_for(url, oh._proxy_env()) is None
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:3128")
+    assert oh._proxy_for(url, oh._proxy_env()) == "http://127.0.0.1:3128"
+    monkeypatch.setenv("NO_PROXY", "gateway.example.invalid")
+    assert oh._proxy_for(url, oh._proxy_env()) is None
