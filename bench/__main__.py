@@ -23,6 +23,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "docs" / "PERFORMANCE.md"
 _COLUMNS = ("name", "value", "unit", "baseline", "ratio", "target", "met", "notes")
+_MEASURED = "Measured: "
 
 
 def discover() -> list[str]:
@@ -67,9 +68,28 @@ def _fmt(v: Any) -> str:
     return str(v).replace("|", "\\|")  # a pipe inside a cell must not split the row
 
 
-def render(results: dict[str, list[dict[str, Any]]], errors: dict[str, str], quick: bool) -> str:
-    """Render the Markdown report."""
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def render(
+    results: dict[str, list[dict[str, Any]]],
+    errors: dict[str, str],
+    quick: bool,
+    measured: dict[str, str] | None = None,
+) -> str:
+    """Render the Markdown report.
+
+    Args:
+        results: Rows per area.
+        errors: Areas whose benchmark failed, with the error.
+        quick: Whether the smaller inputs were used.
+        measured: When each area was measured (default: now); sections kept by ``--only``
+            keep their own time.
+    """
     m = machine()
+    now = _now()
+    measured = measured or {}
     lines = [
         "# Performance",
         "",
@@ -77,14 +97,18 @@ def render(results: dict[str, list[dict[str, Any]]], errors: dict[str, str], qui
         "Each figure is the median of several repetitions and each ratio is against a baseline",
         "measured in the same run on the same machine.",
         "",
-        f"- Generated: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}"
-        + (" (quick mode)" if quick else ""),
+        f"- Generated: {now}" + (" (quick mode)" if quick else ""),
         f"- Machine: {m['cpu']}, {m['cores']} cores, {m['memory']} RAM",
         f"- Python {m['python']} on {m['os']}",
         "",
     ]
     for area, rows in results.items():
-        lines += [f"## {area.removeprefix('bench_')}", ""]
+        lines += [
+            f"## {area.removeprefix('bench_')}",
+            "",
+            f"{_MEASURED}{measured.get(area, now)}",
+            "",
+        ]
         lines += [
             "| measurement | value | unit | baseline | ratio | target | met | notes |",
             "|---|---:|---|---:|---:|---|---|---|",
@@ -101,24 +125,37 @@ def render(results: dict[str, list[dict[str, Any]]], errors: dict[str, str], qui
     return "\n".join(lines)
 
 
-def _previous_sections(path: Path, areas: set[str]) -> dict[str, list[dict[str, Any]]]:
+def _previous_sections(
+    path: Path, areas: set[str]
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, str]]:
     """Rows of ``areas`` from an existing report, so ``--only`` keeps the other sections.
 
     Kept rows carry their rendered cells (``{"_raw": [...]}``) and are written back verbatim.
+
+    Returns:
+        The rows per area, and when each kept area was measured (its own line, else the
+        report's "Generated" time).
     """
     out: dict[str, list[dict[str, Any]]] = {}
+    when: dict[str, str] = {}
+    generated = ""
     area = None
     for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("## "):
+        if line.startswith("- Generated: "):
+            generated = line.removeprefix("- Generated: ").split(" (", 1)[0]
+        elif line.startswith("## "):
             name = "bench_" + line[3:].strip()
             area = name if name in areas else None
             if area:
                 out[area] = []
+                when[area] = generated
+        elif area and line.startswith(_MEASURED):
+            when[area] = line.removeprefix(_MEASURED)
         elif area and line.startswith("| ") and not line.startswith("| measurement"):
             cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
             if len(cells) == len(_COLUMNS):
                 out[area].append({"_raw": cells})
-    return out
+    return out, when
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,11 +181,12 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
             errors[name] = f"{type(exc).__name__}: {exc}"
         print(f"[bench] {name} done in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+    measured: dict[str, str] = {}
     if args.only and args.out.exists():
-        results = {**_previous_sections(args.out, set(discover()) - set(results)), **results}
-        results = dict(sorted(results.items()))
+        kept, measured = _previous_sections(args.out, set(discover()) - set(results))
+        results = dict(sorted({**kept, **results}.items()))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(render(results, errors, args.quick), encoding="utf-8")
+    args.out.write_text(render(results, errors, args.quick, measured), encoding="utf-8")
     print(f"wrote {args.out}", file=sys.stderr)
     return 1 if errors else 0
 

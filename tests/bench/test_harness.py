@@ -38,11 +38,13 @@ def test_only_rewrites_its_sections_and_keeps_the_others_verbatim(
     monkeypatch.setattr(harness, "discover", lambda: ["bench_alpha", "bench_beta"])
     _fake_module(monkeypatch, "bench_alpha", [_row("alpha speed", 1.5, True)])
     _fake_module(monkeypatch, "bench_beta", [_row("beta speed", 3.25, False), _row("beta b", 7.0)])
+    monkeypatch.setattr(harness, "_now", lambda: "2026-01-01 10:00 UTC")
     assert harness.main(["--out", str(out)]) == 0
     first = out.read_text(encoding="utf-8")
     assert "| beta speed | 3.250 | ms | 2.000 | — | < 5 ms | **no** |" in first
 
     _fake_module(monkeypatch, "bench_alpha", [_row("alpha speed", 0.5, True)])
+    monkeypatch.setattr(harness, "_now", lambda: "2026-02-02 12:00 UTC")
     assert harness.main(["--only", "alpha", "--out", str(out)]) == 0
     second = out.read_text(encoding="utf-8")
     assert "| alpha speed | 0.500 |" in second and "| alpha speed | 1.500 |" not in second
@@ -53,6 +55,12 @@ def test_only_rewrites_its_sections_and_keeps_the_others_verbatim(
 
     assert section(second, "beta") == section(first, "beta")
     assert second.index("## alpha") < second.index("## beta")
+    # each section says when it was measured; the kept one keeps its own time
+    assert "- Generated: 2026-02-02 12:00 UTC" in second
+    beta = second.split("## beta\n", 1)[1]
+    alpha = second.split("## alpha\n", 1)[1].split("## beta", 1)[0]
+    assert "Measured: 2026-02-02 12:00 UTC" in alpha
+    assert "Measured: 2026-01-01 10:00 UTC" in beta
 
 
 def test_a_failing_benchmark_is_reported_and_fails_the_run(
