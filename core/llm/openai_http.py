@@ -10,7 +10,9 @@ httpx pool, which at 64 concurrent episodes saturates a 2-core machine (see
   down); sync calls through one ``httpx.Client`` per process;
 * failures become :class:`ProviderFailure` with the HTTP status, whether a retry may help and
   the server's ``Retry-After``, which the client's retry loop turns into ``LLMError``;
-* prices come from litellm's local cost map (per model, looked up once).
+* prices come from litellm's local cost map (per model, looked up once);
+* proxy variables (``HTTP_PROXY``, ``HTTPS_PROXY``, ``NO_PROXY``) are honoured, as they are on
+  litellm's path.
 
 Everything else (other providers, streaming, litellm-only parameters such as
 ``mock_response``) still goes through litellm. ``DRIFTBENCH_LLM_TRANSPORT=litellm`` sends every
