@@ -22,6 +22,7 @@ from pathlib import Path
 import streamlit as st
 
 from core.auth import Credentials, authenticate, load_credentials
+from core.signin_throttle import SignInThrottle
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,12 @@ def auth_mode() -> str:
 @st.cache_resource(show_spinner=False)
 def _credentials(path: str, mtime: float) -> Credentials:
     return load_credentials(Path(path))
+
+
+@st.cache_resource(show_spinner=False)
+def throttle() -> SignInThrottle:
+    """The studio process's failed sign-in bookkeeping (shared by every session)."""
+    return SignInThrottle()
 
 
 def credentials() -> Credentials | None:
@@ -100,10 +107,20 @@ def login_page() -> None:
         password = st.text_input("Password", type="password", key="login-password")
         submitted = st.form_submit_button("Sign in", type="primary")
     if submitted:
+        guard = throttle()
+        wait = guard.retry_after(name)
+        if wait > 0:  # locked: the password is not even checked
+            st.error(f"Too many failed attempts for this user name. Try again in {wait:.0f} s.")
+            return
         role = authenticate(creds, name, password)
         if role is None:
-            st.error("Unknown user name or wrong password.")
+            lock = guard.failed(name)
+            st.error(
+                "Unknown user name or wrong password."
+                + (f" Too many failed attempts: locked for {lock:.0f} s." if lock else "")
+            )
         else:
+            guard.succeeded(name)
             st.session_state["auth_user"] = {"name": name, "role": role}
             st.rerun()
 
