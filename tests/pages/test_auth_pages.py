@@ -8,14 +8,19 @@ from core.paths import PROJECT_ROOT
 APP = str(PROJECT_ROOT / "app.py")
 
 
-def test_password_mode_requires_sign_in(tmp_path, monkeypatch) -> None:
+def _password_studio(tmp_path, monkeypatch, user: str) -> None:
+    """Password mode with one annotator account ``user`` whose password is ``pw``."""
     creds = tmp_path / "users.json"
     creds.write_text(
-        json.dumps({"users": {"ann": {"role": "annotator", "password": hash_password("pw")}}})
+        json.dumps({"users": {user: {"role": "annotator", "password": hash_password("pw")}}})
     )
     monkeypatch.setenv("DRIFTBENCH_HOME", str(tmp_path))
     monkeypatch.setenv("DRIFTBENCH_AUTH", "password")
     monkeypatch.setenv("DRIFTBENCH_CREDENTIALS", str(creds))
+
+
+def test_password_mode_requires_sign_in(tmp_path, monkeypatch) -> None:
+    _password_studio(tmp_path, monkeypatch, "ann")
     at = AppTest.from_file(APP, default_timeout=30).run()
     assert not at.exception
     assert at.title[0].value.startswith("Sign in")
@@ -35,13 +40,7 @@ def test_repeated_wrong_passwords_lock_the_name(tmp_path, monkeypatch) -> None:
 
     from core.signin_throttle import FIRST_LOCK_S, FREE_FAILURES
 
-    creds = tmp_path / "users.json"
-    creds.write_text(
-        json.dumps({"users": {"target": {"role": "annotator", "password": hash_password("pw")}}})
-    )
-    monkeypatch.setenv("DRIFTBENCH_HOME", str(tmp_path))
-    monkeypatch.setenv("DRIFTBENCH_AUTH", "password")
-    monkeypatch.setenv("DRIFTBENCH_CREDENTIALS", str(creds))
+    _password_studio(tmp_path, monkeypatch, "target")
     st.cache_resource.clear()  # a fresh throttle, whatever earlier tests did
     try:
         at = AppTest.from_file(APP, default_timeout=30).run()
