@@ -12,34 +12,6 @@ from core.paths import PROJECT_ROOT
 PAGE = str(PROJECT_ROOT / "pages" / "construction.py")
 
 
-@pytest.fixture(scope="session")
-def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled data and the demo sweep (shared with the other research-page tests)."""
-    home = tmp_path_factory.getbasetemp() / "research-demo-home"
-    if (home / ".ready").exists():
-        return home
-    from core.bootstrap import initialise
-    from core.model.run import RunOptions, RunSpec
-    from core.runner import run_sweep
-    from core.store import Store
-
-    home.mkdir(parents=True, exist_ok=True)
-    store = Store.open(home / "driftbench.db")
-    initialise(store)
-    spec = RunSpec(
-        name="second",
-        benchmarks=("webshop",),
-        methods=("A1",),
-        personas=("rational", "avoidant"),
-        seeds=(0, 1),
-        limit=2,
-    )
-    run_sweep(store, spec, RunOptions(workers=1, progress=False))
-    store.close()
-    (home / ".ready").touch()
-    return home
-
-
 def open_page(home: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     monkeypatch.setenv("DRIFTBENCH_HOME", str(home))
     return AppTest.from_file(PAGE, default_timeout=60).run()
@@ -66,9 +38,9 @@ def test_construction_page_on_an_empty_store(
 
 
 def test_construction_page_on_the_demo_store(
-    demo_home: Path, monkeypatch: pytest.MonkeyPatch
+    research_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    at = open_page(demo_home, monkeypatch)
+    at = open_page(research_home, monkeypatch)
     assert not at.exception
     overview = frame_with(at, "rejection rate")
     assert (overview["samples in store"] > 0).all()
@@ -92,9 +64,9 @@ def test_construction_page_on_the_demo_store(
 
 
 def test_samples_by_fault_type_show_query_mask_and_readings(
-    demo_home: Path, monkeypatch: pytest.MonkeyPatch
+    research_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    at = open_page(demo_home, monkeypatch)
+    at = open_page(research_home, monkeypatch)
     at.selectbox(key="con-benchmark").select("tau2_retail").run()
     options = at.selectbox(key="con-fault").options
     assert any(o.startswith("tool_capability_mismatch (") for o in options)
@@ -117,8 +89,8 @@ def test_samples_by_fault_type_show_query_mask_and_readings(
     assert set(frame_with(at, "fault_types")["k"]) <= {2}
 
 
-def test_rejection_tab(demo_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    at = open_page(demo_home, monkeypatch)
+def test_rejection_tab(research_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_page(research_home, monkeypatch)
     types = frame_with(at, "admitted")
     assert (types["rejected"] <= types["candidates"]).all()
     reasons = frame_with(at, "reason")

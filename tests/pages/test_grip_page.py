@@ -13,34 +13,6 @@ from core.paths import PROJECT_ROOT
 PAGE = str(PROJECT_ROOT / "pages" / "grip.py")
 
 
-@pytest.fixture(scope="session")
-def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A store with the bundled data, the demo sweep and a second small run ("second")."""
-    home = tmp_path_factory.getbasetemp() / "research-demo-home"
-    if (home / ".ready").exists():
-        return home
-    from core.bootstrap import initialise
-    from core.model.run import RunOptions, RunSpec
-    from core.runner import run_sweep
-    from core.store import Store
-
-    home.mkdir(parents=True, exist_ok=True)
-    store = Store.open(home / "driftbench.db")
-    initialise(store)
-    spec = RunSpec(
-        name="second",
-        benchmarks=("webshop",),
-        methods=("A1",),
-        personas=("rational", "avoidant"),
-        seeds=(0, 1),
-        limit=2,
-    )
-    run_sweep(store, spec, RunOptions(workers=1, progress=False))
-    store.close()
-    (home / ".ready").touch()
-    return home
-
-
 def open_page(home: Path, monkeypatch: pytest.MonkeyPatch, **query: str) -> AppTest:
     monkeypatch.setenv("DRIFTBENCH_HOME", str(home))
     at = AppTest.from_file(PAGE, default_timeout=60)
@@ -69,8 +41,8 @@ def test_grip_page_on_an_empty_store(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert len(at.table) == 0
 
 
-def test_grip_page_on_the_demo_store(demo_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    at = open_page(demo_home, monkeypatch, run="demo")
+def test_grip_page_on_the_demo_store(research_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_page(research_home, monkeypatch, run="demo")
     assert not at.exception
     assert at.multiselect(key="grip-runs").value == ["demo"]
     # symbolic numbers are labelled as an offline approximation
@@ -95,8 +67,8 @@ def test_grip_page_on_the_demo_store(demo_home: Path, monkeypatch: pytest.Monkey
     assert at.selectbox(key="grip-figure").value == "success_by_backbone"
 
 
-def test_switch_runs_on_the_dashboard(demo_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    at = open_page(demo_home, monkeypatch)
+def test_switch_runs_on_the_dashboard(research_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_page(research_home, monkeypatch)
     runs = at.multiselect(key="grip-runs")
     assert {o.split(" · ")[0] for o in runs.options} >= {"demo", "second"}
     at.multiselect(key="grip-runs").set_value(["second"]).run()
@@ -111,8 +83,8 @@ def test_switch_runs_on_the_dashboard(demo_home: Path, monkeypatch: pytest.Monke
     assert any("Pick one or more runs" in i.value for i in at.info)
 
 
-def test_filters_rows_and_deltas(demo_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    at = open_page(demo_home, monkeypatch, run="demo")
+def test_filters_rows_and_deltas(research_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_page(research_home, monkeypatch, run="demo")
     at.multiselect(key="grip-f-benchmark").set_value(["webshop"]).run()
     assert {b.replace("\\", "") for b in at.table[0].value["benchmark"]} == {"webshop"}
     at.multiselect(key="grip-rows").set_value(["persona"]).run()
@@ -127,9 +99,9 @@ def test_filters_rows_and_deltas(demo_home: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_heatmap_cell_picker_lists_the_cell_episodes(
-    demo_home: Path, monkeypatch: pytest.MonkeyPatch
+    research_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    at = open_page(demo_home, monkeypatch, run="demo")
+    at = open_page(research_home, monkeypatch, run="demo")
     at.selectbox(key="grip-cell-benchmark").select("tau2_retail")
     at.selectbox(key="grip-cell-metric").select("Success")
     at.selectbox(key="grip-cell-persona").select("dependent").run()
@@ -143,31 +115,31 @@ def test_heatmap_cell_picker_lists_the_cell_episodes(
     assert "0" not in set(aim["value"])
 
 
-def test_figure_picker(demo_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    at = open_page(demo_home, monkeypatch, run="demo")
+def test_figure_picker(research_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_page(research_home, monkeypatch, run="demo")
     assert len(at.selectbox(key="grip-figure").options) == 6
     at.selectbox(key="grip-figure").select("persona_fans").run()
     at.selectbox(key="grip-fan-metric").select("Aim").run()
     assert not at.exception
 
 
-def test_every_paper_figure_plots_from_the_grip_frames(demo_home: Path) -> None:
+def test_every_paper_figure_plots_from_the_grip_frames(research_home: Path) -> None:
     from core.dashboard import figure_frame, load_frame
     from core.store import Store
     from pages.common.charts import FIGURES, grip_figure
 
-    frame = load_frame(Store.open(demo_home / "driftbench.db"), ["demo", "second"])
+    frame = load_frame(Store.open(research_home / "driftbench.db"), ["demo", "second"])
     for name in FIGURES:
         fig = grip_figure(name, figure_frame(name, frame), metric="Recovery")
         assert fig.data or fig.layout.annotations, name  # plotted, or says why not
 
 
-def test_json_download_has_cli_shape(demo_home: Path) -> None:
+def test_json_download_has_cli_shape(research_home: Path) -> None:
     # the page offers exactly what report_downloads returns; check its shape once here
     from core.dashboard import load_frame, report_downloads
     from core.store import Store
 
-    store = Store.open(demo_home / "driftbench.db")
+    store = Store.open(research_home / "driftbench.db")
     frame = load_frame(store, ["demo"])
     js, csv_text = report_downloads(frame, ["demo"], ("benchmark", "method"))
     payload = json.loads(js)
@@ -176,9 +148,9 @@ def test_json_download_has_cli_shape(demo_home: Path) -> None:
 
 
 def test_research_pages_are_routed_from_the_app(
-    demo_home: Path, monkeypatch: pytest.MonkeyPatch
+    research_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("DRIFTBENCH_HOME", str(demo_home))
+    monkeypatch.setenv("DRIFTBENCH_HOME", str(research_home))
     at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60).run()
     for page, title in (
         ("pages/grip.py", "GRIP dashboard"),

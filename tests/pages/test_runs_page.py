@@ -15,37 +15,10 @@ from core.store import Store
 PAGE = str(PROJECT_ROOT / "pages" / "runs.py")
 
 
-@pytest.fixture(scope="session")
-def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled data and the demo sweep (shared with the other research-page tests)."""
-    home = tmp_path_factory.getbasetemp() / "research-demo-home"
-    if (home / ".ready").exists():
-        return home
-    from core.bootstrap import initialise
-    from core.model.run import RunOptions, RunSpec
-    from core.runner import run_sweep
-
-    home.mkdir(parents=True, exist_ok=True)
-    store = Store.open(home / "driftbench.db")
-    initialise(store)
-    spec = RunSpec(
-        name="second",
-        benchmarks=("webshop",),
-        methods=("A1",),
-        personas=("rational", "avoidant"),
-        seeds=(0, 1),
-        limit=2,
-    )
-    run_sweep(store, spec, RunOptions(workers=1, progress=False))
-    store.close()
-    (home / ".ready").touch()
-    return home
-
-
 @pytest.fixture
-def own_home(demo_home: Path, tmp_path: Path) -> Path:
+def own_home(research_home: Path, tmp_path: Path) -> Path:
     """A private copy of the demo store (this test launches runs into it)."""
-    src = sqlite3.connect(demo_home / "driftbench.db")
+    src = sqlite3.connect(research_home / "driftbench.db")
     dst = sqlite3.connect(tmp_path / "driftbench.db")
     src.backup(dst)
     src.close()
@@ -110,8 +83,8 @@ def test_runs_page_on_an_empty_store(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert Store.open(tmp_path / "driftbench.db").list_runs() == []
 
 
-def test_runs_page_on_the_demo_store(demo_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    at = open_page(demo_home, monkeypatch)
+def test_runs_page_on_the_demo_store(research_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_page(research_home, monkeypatch)
     assert not at.exception
     table = frame_with(at, "progress")
     assert {"demo", "second"} <= set(table["name"])
