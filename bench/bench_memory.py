@@ -69,6 +69,20 @@ def _child(code: str, *args: str) -> dict[str, Any]:
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
+def _rss_row(name: str, work: dict[str, Any], base: dict[str, Any], notes: str) -> dict[str, Any]:
+    """A peak-RSS row: the working child against the same child after imports only."""
+    return {
+        "name": name,
+        "value": work["rss_kb"] / 1024,
+        "unit": "MB",
+        "baseline": base["rss_kb"] / 1024,
+        "ratio": work["rss_kb"] / base["rss_kb"],
+        "target": "report",
+        "met": None,
+        "notes": notes,
+    }
+
+
 def run(quick: bool = False) -> list[dict[str, Any]]:
     from bench.bench_grip import _replicate, _seed_store
 
@@ -80,16 +94,12 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         base = _child(SWEEP_CODE, str(db), "imports", "0")
         work = _child(SWEEP_CODE, str(db), "work", str(limit))
         rows.append(
-            {
-                "name": f"peak RSS, symbolic sweep ({work['n']} episodes, 3 hosts)",
-                "value": work["rss_kb"] / 1024,
-                "unit": "MB",
-                "baseline": base["rss_kb"] / 1024,
-                "ratio": work["rss_kb"] / base["rss_kb"],
-                "target": "report",
-                "met": None,
-                "notes": "baseline = same child, imports only; worlds loaded once per process",
-            }
+            _rss_row(
+                f"peak RSS, symbolic sweep ({work['n']} episodes, 3 hosts)",
+                work,
+                base,
+                "baseline = same child, imports only; worlds loaded once per process",
+            )
         )
         big = Path(tmp) / "big.db"
         store, src = _seed_store(big)
@@ -98,15 +108,11 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         base = _child(STUDIO_CODE, str(big), "imports", run_id)
         work = _child(STUDIO_CODE, str(big), "work", run_id)
         rows.append(
-            {
-                "name": f"peak RSS, dashboard data over a {n_store:,}-episode store",
-                "value": work["rss_kb"] / 1024,
-                "unit": "MB",
-                "baseline": base["rss_kb"] / 1024,
-                "ratio": work["rss_kb"] / base["rss_kb"],
-                "target": "report",
-                "met": None,
-                "notes": f"grip_frame + aggregate + figure frames over {work['n']:,} episodes",
-            }
+            _rss_row(
+                f"peak RSS, dashboard data over a {n_store:,}-episode store",
+                work,
+                base,
+                f"grip_frame + aggregate + figure frames over {work['n']:,} episodes",
+            )
         )
     return rows

@@ -154,14 +154,16 @@ def test_cancel_request_stops_a_sweep(tmp_path: Path) -> None:
     assert store.get_run(spec.run_id())["status"] == "cancelled"
 
 
-def test_llm_sweep_end_to_end_on_fake_server(tmp_path: Path, fake_llm_server) -> None:  # type: ignore[no-untyped-def]
-    def responder(body: dict) -> str:  # type: ignore[type-arg]
-        text = body["messages"][-1]["content"]
-        if "search(" in text or "YOU: search" in text:
-            return "Action: Answer\nFinal Answer: done"
-        return "Action: Operation\n```\nsearch[shirt teal medium]\n```"
+def _search_then_answer(body: dict) -> str:  # type: ignore[type-arg]
+    """Fake-server agent: search once, then answer once the search result is in the prompt."""
+    text = body["messages"][-1]["content"]
+    if "search(" in text or "YOU: search" in text:
+        return "Action: Answer\nFinal Answer: done"
+    return "Action: Operation\n```\nsearch[shirt teal medium]\n```"
 
-    fake_llm_server.responder = responder
+
+def test_llm_sweep_end_to_end_on_fake_server(tmp_path: Path, fake_llm_server) -> None:  # type: ignore[no-untyped-def]
+    fake_llm_server.responder = _search_then_answer
     store = Store.open(tmp_path / "s.db")
     model = f"openai/fake-model@{fake_llm_server.base_url}"
     spec = RunSpec(
@@ -357,13 +359,7 @@ def test_batched_writes_equal_per_episode_store_calls(tmp_path: Path) -> None:
 def test_llm_sweep_in_two_processes_equals_one(tmp_path: Path, fake_llm_server) -> None:  # type: ignore[no-untyped-def]
     from core.runner.sweep import llm_processes
 
-    def responder(body: dict) -> str:  # type: ignore[type-arg]
-        text = body["messages"][-1]["content"]
-        if "search(" in text or "YOU: search" in text:
-            return "Action: Answer\nFinal Answer: done"
-        return "Action: Operation\n```\nsearch[shirt teal medium]\n```"
-
-    fake_llm_server.responder = responder
+    fake_llm_server.responder = _search_then_answer
     spec = RunSpec(
         benchmarks=("mock",),
         methods=("B0", "A2"),
