@@ -129,9 +129,9 @@ def spec_from_form(
 
 
 # ---------------------------------------------------------------------------------- job files
-def jobs_dir(store: Store) -> Path:
-    """Folder of the job records (beside the store file)."""
-    return Path(store.path).parent / "jobs"
+def jobs_dir(store: Store | Path) -> Path:
+    """Folder of the job records (beside the store file; a store or its file's path)."""
+    return Path(store.path if isinstance(store, Store) else store).parent / "jobs"
 
 
 def _job_path(store: Store, run_id: str) -> Path:
@@ -224,8 +224,7 @@ def logged_launch(store_path: Path, spec: RunSpec, options: RunOptions | None = 
     """
     from core.runner import launch
 
-    store = Store.open(store_path)
-    return launch(store_path, spec, options, log_path=jobs_dir(store) / f"{spec.run_id()}.log")
+    return launch(store_path, spec, options, log_path=jobs_dir(store_path) / f"{spec.run_id()}.log")
 
 
 def worker_log(store: Store, run_id: str, lines: int = 30) -> str:

@@ -103,9 +103,12 @@ def launch(
     from core.runner.plan import SampleSource, plan_keys
 
     store = Store.open(store_path)
-    validate_spec(store, spec)
-    keys = plan_keys(SampleSource(store), spec)
-    store.put_run(spec.run_id(), spec.display_name(), spec.model_dump_json(), len(keys))
+    try:
+        validate_spec(store, spec)
+        keys = plan_keys(SampleSource(store), spec)
+        store.put_run(spec.run_id(), spec.display_name(), spec.model_dump_json(), len(keys))
+    finally:
+        store.close()
     opts = (options or RunOptions()).model_copy(update={"progress": False})
     cmd = [
         sys.executable,
