@@ -371,6 +371,14 @@ class LLMClient:
         with self._stats_lock:
             self._stats.provider_calls += 1
 
+    def warm(self) -> None:
+        """Load what every call will need (litellm and the model's price), e.g. before forking."""
+        litellm = load_litellm()
+        if direct_eligible(self._spec, {}, False):
+            openai_http.price(self._spec.model)
+        else:
+            _ensure_priced(litellm, self._spec.model)
+
     # -- transports --------------------------------------------------------------------------
     def _route(
         self,

@@ -571,6 +571,9 @@ def _run_llm(sw: _Sweep, client: Any = None) -> str:
     source = SampleSource(sw.store)
     _preload(source, sw.spec, sw.units)
     if procs > 1:
+        warm = getattr(client, "warm", None)
+        if callable(warm):
+            warm()  # the forked workers inherit it instead of each loading it again
         return _run_llm_pool(sw, client, source, procs)
     return asyncio.run(_llm_main(sw, client, source))
 
@@ -663,12 +666,13 @@ def _llm_child(
 ) -> None:
     """A forked LLM worker: play its units, stream finished records to the parent."""
     try:
-        try:  # never reuse HTTP sessions (and their sockets) inherited from the parent
-            from core.llm.env import load_litellm
+        from core.llm.env import litellm_loaded, load_litellm
 
-            load_litellm().in_memory_llm_clients_cache.flush_cache()
-        except Exception:  # noqa: BLE001 - an older litellm without the cache: nothing to drop
-            pass
+        if litellm_loaded():  # never reuse HTTP sessions (and sockets) inherited from the parent
+            try:
+                load_litellm().in_memory_llm_clients_cache.flush_cache()
+            except Exception:  # noqa: BLE001 - a litellm without that cache: nothing to drop
+                pass
 
         def on_records(records: list[EpisodeRecord]) -> None:
             out.put(("records", [r.to_wire() for r in records if r.write]))

@@ -302,3 +302,12 @@ def test_no_proxy_bypasses_and_lookups_follow_the_environment(
     assert oh._proxy_for(url, oh._proxy_env()) == "http://127.0.0.1:3128"
     monkeypatch.setenv("NO_PROXY", "gateway.example.invalid")
     assert oh._proxy_for(url, oh._proxy_env()) is None
+
+
+def test_warm_loads_the_price_before_any_call() -> None:
+    from core.llm.env import litellm_loaded
+
+    spec = ModelSpec(model="openai/gpt-4o-mini", api_base="http://127.0.0.1:9/v1")
+    oh._PRICES.pop(spec.model, None)
+    LLMClient(spec).warm()  # nothing is sent: port 9 is never contacted
+    assert litellm_loaded() and oh._PRICES[spec.model][0] > 0
