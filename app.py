@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.auth import pages_for
+from core.studio.auth import pages_for
 from pages.common.auth import current_user, login_page, logout
 
 st.set_page_config(page_title="Drift-Bench++ Studio", page_icon="🧭", layout="wide")

@@ -17,12 +17,7 @@ def _median(fn: Any, reps: int) -> float:
 
 
 def run(quick: bool = False) -> list[dict[str, Any]]:
-    from core.construction import (
-        build_graphs,
-        build_samples,
-        bundled_world,
-        load_bundled,
-    )
+    from core.construction.pipeline import build_graphs, build_samples, bundled_world, load_bundled
 
     reps = 2 if quick else 5
     world = bundled_world("tau2_airline")

@@ -19,11 +19,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from core import episode
-from core.agents.base import EnvOp, Propose
-from core.construction import load_bundled
-from core.envs.base import EnvAction
+from core.construction.pipeline import load_bundled
+from core.engine import episode
+from core.model.actions import EnvOp, Propose
 from core.model.config import ProtocolConfig
+from core.model.world import EnvAction
 from core.paths import PROJECT_ROOT
 from core.store import Store
 

@@ -1,7 +1,7 @@
 """Protocol overhead per turn (excluding environment and LLM time).
 
 One long mock-world episode (asks, searches, purchases, rejected proposals, malformed actions;
-template voice; shifts on) is stepped turn by turn through ``core.episode.step``. Time spent
+template voice; shifts on) is stepped turn by turn through ``core.engine.episode.step``. Time spent
 inside the host world is measured by a timing proxy and subtracted, so the number is the
 protocol's own cost: rules, events, the state fold, the event log and the agent view.
 
@@ -16,13 +16,13 @@ import statistics
 import time
 from typing import Any
 
-from core import episode
-from core.agents.base import Ask, EnvOp, Malformed, Propose
-from core.envs.base import EnvAction
+from core.engine import episode
+from core.engine.eventlog import InMemoryEventLog
 from core.envs.mock import load_mock_world, mock_graph, mock_sample
-from core.eventlog import InMemoryEventLog
+from core.model.actions import Ask, EnvOp, Malformed, Propose
 from core.model.config import ProtocolConfig
 from core.model.sample import FaultType
+from core.model.world import EnvAction
 
 TARGET_MS = 0.2
 

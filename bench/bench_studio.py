@@ -51,7 +51,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     """Time cold, restart and warm renders of the GRIP page."""
     from streamlit.testing.v1 import AppTest
 
-    from core.dashboard import FRAME_MEMO
+    from core.studio.dashboards import FRAME_MEMO
 
     n = QUICK_N if quick else FULL_N
     reps = 3 if quick else 5

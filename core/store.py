@@ -559,7 +559,7 @@ class Store:
         cols = [d[0] for d in cur.description]
         return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
-    # -- episodes and events (implements core.eventlog.EventLog) -----------------------------
+    # -- episodes and events (implements core.engine.eventlog.EventLog) ------------------
     def create_episode(self, header: Any) -> None:
         """Create an episode row from an ``EpisodeHeader``."""
         with self.transaction() as conn:

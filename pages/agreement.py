@@ -5,15 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.studies import (
-    agreement_report,
-    get_study,
-    list_studies,
-    study_confusion,
-    study_progress,
-    study_realism_report,
-)
-from core.studies.display import (
+from core.studio.study_display import (
     STAT_COLUMNS,
     agreement_summary_rows,
     disagreement_rows,
@@ -21,6 +13,14 @@ from core.studies.display import (
     pair_options,
     pair_rows,
     throughput_rows,
+)
+from core.studio.study_service import (
+    agreement_report,
+    get_study,
+    list_studies,
+    study_confusion,
+    study_progress,
+    study_realism_report,
 )
 from pages.common.store import get_store
 from pages.common.studies import confusion_figure

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
-from core.studies import (
+from core.studio.study_display import annotator_studies, progress_text
+from core.studio.study_service import (
     annotator_queue,
     get_assignment,
     item_view,
@@ -16,7 +17,6 @@ from core.studies import (
     open_next,
     set_assignment_status,
 )
-from core.studies.display import annotator_studies, progress_text
 from pages.common.auth import auth_mode, current_user
 from pages.common.store import get_store
 from pages.common.studies import item_cards, label_form, labels_table

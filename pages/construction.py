@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.express as px
 import streamlit as st
 
-from core.dashboard.construction import (
+from core.studio.dashboards.construction_explorer import (
     benchmarks,
     fault_type_counts,
     graph_detail,

@@ -7,9 +7,10 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from core.health import store_health
-from core.protocol.personas import load_personas
-from core.uploads import MAX_UPLOAD_BYTES, allowed_roots, resolve_import_path, stage_upload
+from core.studio.choices import load_personas
+from core.studio.data_import import import_world
+from core.studio.health import store_health
+from core.studio.uploads import MAX_UPLOAD_BYTES, allowed_roots, resolve_import_path, stage_upload
 from pages.common.store import get_store
 from pages.common.studies import study_setup_panel
 from pages.common.ui import guarded
@@ -26,13 +27,7 @@ IMPORTERS = {
 
 def run_import(kind: str, domain: str | None, src: Path) -> dict[str, object]:
     """Dispatch to the engine importer for ``kind``."""
-    if kind == "tau2":
-        from core.envs.tau2 import import_domain
-
-        return dict(import_domain(str(domain), src, store))
-    from core.envs.webshop import import_webshop
-
-    return dict(import_webshop(src, store))
+    return import_world(kind, domain, src, store)
 
 
 tab_import, tab_personas, tab_health, tab_studies = st.tabs(

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.dashboard import (
+from core.model.run import METHODS
+from core.studio.choices import GROUPABLE, METRIC_NAMES
+from core.studio.dashboards import (
     FILTER_KEYS,
     HEATMAP_METRICS,
     OFFLINE_NOTE,
@@ -20,14 +22,12 @@ from core.dashboard import (
     load_frame,
     md_escape,
     report_downloads,
+    resolve_runs,
     run_options,
     selected_cell,
     table2,
     with_realism,
 )
-from core.grip.cache import resolve_runs
-from core.grip.metrics import GROUPABLE, METRIC_NAMES
-from core.model.run import METHODS
 from pages.common.charts import FIGURES, grip_figure, heatmap_figure
 from pages.common.store import get_store
 from pages.common.ui import guarded

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.bootstrap import initialise
-from core.home import my_work
+from core.studio.bootstrap import initialise
+from core.studio.home import my_work
 from pages.common.auth import current_user
 from pages.common.store import get_store
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core import live
-from core.agents.methods import LADDER
-from core.inspector import FACETS, episode_index, facet_values, hidden_truth
-from core.timeline import align_turns, matching_turns, timeline_points, turn_records
+from core.studio import watch as live
+from core.studio.choices import LADDER
+from core.studio.inspector import FACETS, episode_index, facet_values, hidden_truth
+from core.studio.timeline import align_turns, matching_turns, timeline_points, turn_records
 from pages.common.store import get_store
 from pages.common.ui import guarded
 from pages.common.widgets import timeline_figure

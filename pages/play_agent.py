@@ -1,17 +1,18 @@
 """Play as agent: a researcher is the agent against the simulated user.
 
 Blind by construction: after set-up this page holds only the episode id and reads the episode
-through ``core.episode.agent_view`` (the allow-listed agent view model). It never reads the
-researcher view, the sample body or the header's config; the sample picker shows opaque ids.
+through ``core.studio.roleplay.agent_play_view`` (the allow-listed agent view model). It never
+reads the researcher view, the sample body or the header's config; the sample picker shows
+opaque ids.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from core import episode, play
-from core.agents.base import Ask, EnvOp, Propose
-from core.envs.base import EnvAction
+from core.model.actions import Ask, EnvOp, Propose
+from core.model.world import EnvAction
+from core.studio import roleplay as play
 from pages.common.auth import current_user
 from pages.common.play import (
     conversation,
@@ -64,7 +65,7 @@ if eid is None:
             st.rerun()
     st.stop()
 
-view = guarded(episode.agent_view, store, eid)
+view = guarded(play.agent_play_view, store, eid)
 if view is None:
     remember_episode(KEY, None)
     st.stop()
@@ -138,5 +139,5 @@ if message and message.strip():
     action = Ask(text=message.strip())
 
 if action is not None and not view.ended:
-    if guarded(episode.step, store, eid, action) is not None:
+    if guarded(play.agent_play_step, store, eid, action) is not None:
         st.rerun()

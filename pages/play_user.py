@@ -1,8 +1,8 @@
 """Play as user: an annotator role-plays a persona against an agent (symbolic or LLM).
 
 The page keeps only the episode id. Each rerun lets the agent act until it waits for the user
-(``core.play.advance``: the agent is rebuilt from the header by replaying its past turns, and
-every action is stored before anything is shown), then shows the user view: persona card,
+(``core.studio.roleplay.advance``: the agent is rebuilt from the header by replaying its past
+turns, and every action is stored before anything is shown), then shows the user view: persona card,
 the current private intent, shift banners, the patience meter, the chat and the verdicts.
 """
 
@@ -13,8 +13,8 @@ from typing import Any
 
 import streamlit as st
 
-from core import play
 from core.paths import default_store_path
+from core.studio import roleplay as play
 from pages.common.auth import current_user
 from pages.common.play import conversation, md_escape, remember_episode, setup_controls
 from pages.common.store import get_store
@@ -30,9 +30,9 @@ SYMBOLIC = "symbolic"
 def _client(spec: str, cache: str) -> Any:
     from pathlib import Path
 
-    from core.llm.client import make_client
+    from core.studio.providers import play_client
 
-    return make_client(spec, cache_path=Path(cache))
+    return play_client(spec, Path(cache))
 
 
 store = get_store()

@@ -7,9 +7,10 @@ from urllib.parse import quote
 import pandas as pd
 import streamlit as st
 
-from core.dashboard import OFFLINE_NOTE, md_escape
-from core.dashboard.construction import benchmarks
-from core.jobs import (
+from core.model.run import METHODS, PERSONAS, RunOptions
+from core.studio.dashboards import OFFLINE_NOTE, md_escape
+from core.studio.dashboards.construction_explorer import benchmarks
+from core.studio.jobs import (
     cancel_job,
     launch_job,
     reconcile,
@@ -20,7 +21,6 @@ from core.jobs import (
     stop_job,
     worker_log,
 )
-from core.model.run import METHODS, PERSONAS, RunOptions
 from pages.common.store import get_store
 from pages.common.ui import guarded
 

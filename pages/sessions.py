@@ -7,10 +7,9 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from core.llm import configured_providers
 from core.paths import home_dir
-from core.studies import list_studies
-from core.studies.display import (
+from core.studio.providers import configured_providers
+from core.studio.study_display import (
     UNDEFINED,
     comparison_rows,
     distribution_frame,
@@ -18,13 +17,14 @@ from core.studies.display import (
     matched_sessions_frame,
     verdict_by_session,
 )
-from core.studies.sessions import (
+from core.studio.study_service import (
     import_sessions,
+    list_studies,
     run_sessions_report,
     session_rows,
     write_sessions_jsonl,
 )
-from core.uploads import MAX_UPLOAD_BYTES, allowed_roots, resolve_import_path, stage_upload
+from core.studio.uploads import MAX_UPLOAD_BYTES, allowed_roots, resolve_import_path, stage_upload
 from pages.common.store import get_store
 from pages.common.studies import distribution_figure, sessions_box_figure
 from pages.common.ui import guarded
@@ -38,7 +38,7 @@ st.caption(
 
 
 def _show_import(result: object) -> None:
-    from core.studies.sessions import ImportResult
+    from core.studio.study_service import ImportResult
 
     assert isinstance(result, ImportResult)
     if result.errors:

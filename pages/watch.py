@@ -6,11 +6,10 @@ import random
 
 import streamlit as st
 
-from core import live
-from core.agents.methods import LADDER
-from core.inspector import hidden_truth
-from core.protocol.personas import load_personas
-from core.timeline import timeline_points, turn_records
+from core.studio import watch as live
+from core.studio.choices import LADDER, load_personas
+from core.studio.inspector import hidden_truth
+from core.studio.timeline import timeline_points, turn_records
 from pages.common.store import get_store
 from pages.common.ui import guarded
 from pages.common.widgets import patience_meter, timeline_figure

@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from core.agents.base import Ask, EnvOp, Malformed, Propose
 from core.agents.lessons import LessonBook
 from core.agents.methods import MethodSpec, method_spec
 from core.agents.prompts import system_prompt, turn_prompt
 from core.agents.wire import ActionRepair, ParseResult, from_tool_calls, parse_reply, render_action
 from core.llm.types import ChatModel, LLMResponse
+from core.model.actions import Ask, EnvOp, Malformed, Propose
 from core.model.episode import AgentView
 
 ActionT = EnvOp | Ask | Propose | Malformed

@@ -12,9 +12,9 @@ from functools import lru_cache
 
 from core.agents.methods import MethodSpec
 from core.agents.wire import render_action
-from core.envs.base import ToolSpec
 from core.errors import ConfigError
 from core.model.episode import AgentView
+from core.model.world import ToolSpec
 from core.paths import DATA_DIR
 
 PROMPT_DIR = DATA_DIR / "prompts"

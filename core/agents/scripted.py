@@ -1,7 +1,7 @@
 """Scripted agents for tests and conformance: ORACLE (perfect play) and NOOP (never works).
 
-The oracle is privileged: the orchestrator binds a :class:`core.episode.Truth` probe to it, so
-it knows the user's current intent and whether a shift is due. It flushes due shifts with a
+The oracle is privileged: the orchestrator binds a :class:`core.engine.episode.Truth` probe to
+it, so it knows the user's current intent and whether a shift is due. It flushes due shifts with a
 question, asks about still-owed hidden slots while patience allows, then executes the host's
 compiled recipe for the current intent and proposes. Everything else it needs is read from the
 agent view, so a fresh instance continues any episode (forks reproduce exactly).
@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from core.agents import register_agent
-from core.agents.base import Ask, EnvOp, Malformed, Propose
-from core.envs.base import EnvAction
+from core.model.actions import Ask, EnvOp, Malformed, Propose
 from core.model.episode import AgentView
+from core.model.world import EnvAction
 from core.protocol.hooks import compile_intent, slot_label
 
 
@@ -58,7 +58,9 @@ class OracleAgent:
             return Propose(text="done")
         t = self.truth
         if t is None:
-            raise RuntimeError("OracleAgent needs bind_truth() (run it through core.episode.run)")
+            raise RuntimeError(
+                "OracleAgent needs bind_truth() (run it through core.engine.episode.run)"
+            )
         cfg = t.config
         cq, eps = cfg.cost_question, cfg.epsilon
         tail = _tail_env_actions(view)

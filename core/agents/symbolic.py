@@ -26,13 +26,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.agents.askbook import AskBook, signature, slot_family
-from core.agents.base import Ask, EnvOp, Malformed, Propose
 from core.agents.methods import MethodSpec, method_spec
-from core.envs.base import EnvAction, HostWorld
+from core.envs.base import HostWorld
 from core.errors import DriftBenchError
+from core.model.actions import Ask, EnvOp, Malformed, Propose
 from core.model.episode import AgentView
 from core.model.events import Event, ObservationRecorded, UserReplied
 from core.model.intent import Condition, Intent
+from core.model.world import EnvAction
 
 ActionT = EnvOp | Ask | Propose | Malformed
 IntentSource = Callable[[], Intent]

@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.agents.base import Ask, EnvOp, Malformed, Propose
-from core.envs.base import EnvAction, ToolSpec
+from core.model.actions import Ask, EnvOp, Malformed, Propose
+from core.model.world import EnvAction, ToolSpec
 
 ActionT = EnvOp | Ask | Propose | Malformed
 

@@ -50,8 +50,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def cmd_build_graphs(args: argparse.Namespace) -> int:
     """Build graphs and store them."""
-    from core.construction import build_graphs
-    from core.worlds import world_for
+    from core.construction.pipeline import build_graphs
+    from core.construction.worlds import world_for
 
     store = open_store(args)
     world = world_for(store, args.benchmark, args.data)
@@ -70,9 +70,9 @@ def cmd_build_graphs(args: argparse.Namespace) -> int:
 
 def cmd_build_samples(args: argparse.Namespace) -> int:
     """Build graphs and verified samples for one benchmark and store them."""
-    from core.construction import build_bundled, build_graphs, build_samples
+    from core.construction.pipeline import build_bundled, build_graphs, build_samples
+    from core.construction.worlds import world_for
     from core.errors import ConfigError
-    from core.worlds import world_for
 
     store = open_store(args)
     if args.bundle:
@@ -112,7 +112,7 @@ def cmd_build_samples(args: argparse.Namespace) -> int:
 
 def cmd_build_report(args: argparse.Namespace) -> int:
     """Print construction statistics of the bundled benchmarks."""
-    from core.construction import bundled_stats, construction_report
+    from core.construction.pipeline import bundled_stats, construction_report
 
     report = construction_report(bundled_stats())
     lines = [

@@ -61,9 +61,9 @@ def cmd_import_webshop(args: argparse.Namespace) -> int:
 
 def cmd_import_release(args: argparse.Namespace) -> int:
     """Import released graphs and samples whose host world is loaded; list the others."""
+    from core.construction.release import read_release
+    from core.construction.worlds import imported_world
     from core.envs.base import HostWorld
-    from core.release import read_release
-    from core.worlds import imported_world
 
     store = open_store(args)
     worlds: dict[str, HostWorld] = {}

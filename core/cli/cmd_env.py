@@ -67,8 +67,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         from core.envs.webshop import load_webshop_world, play_terminal
 
         return int(play_terminal(load_webshop_world(args.data), sys.stdin, sys.stdout))
-    from core.envs.play import play_tools
     from core.envs.tau2 import load_tau2_world
+    from core.envs.terminal import play_tools
 
     world = load_tau2_world(args.benchmark.removeprefix("tau2_"), args.data)
     return play_tools(world, sys.stdin, sys.stdout)

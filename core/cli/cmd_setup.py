@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def cmd_init(args: argparse.Namespace) -> int:
     """Create the store, load bundled data, run the demo sweep if empty."""
-    from core.bootstrap import initialise
+    from core.studio.bootstrap import initialise
 
     store = open_store(args)
     result = initialise(store, demo=not args.no_demo)

@@ -13,54 +13,10 @@ WebShop's ``search[...]``/``click[...]`` strings.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, Protocol, runtime_checkable
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any, Protocol, runtime_checkable
 
 from core.model.intent import Condition, GroundTruth, Intent
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-ToolKind = Literal["read", "write", "generic"]
-
-
-class ToolSpec(_Strict):
-    """One operation an agent may perform in a host world."""
-
-    name: str = Field(description="Tool name as the agent calls it.")
-    description: str = Field(description="One-paragraph description shown to agents.")
-    parameters: dict[str, Any] = Field(
-        default_factory=dict, description="JSON schema of the arguments (an 'object' schema)."
-    )
-    kind: ToolKind = Field(description="read / write (replayed at grading) / generic.")
-
-
-class EnvAction(_Strict):
-    """An environment operation requested by an agent."""
-
-    tool: str = Field(description="Tool name.")
-    args: dict[str, Any] = Field(default_factory=dict, description="Tool arguments.")
-
-
-class Observation(_Strict):
-    """What an environment action returned to the agent."""
-
-    ok: bool = Field(description="False when the tool raised a (by-design) error.")
-    text: str = Field(description="Agent-visible text of the result or error message.")
-    data: Any = Field(default=None, description="Structured result (JSON-compatible), if any.")
-
-
-class Verdict(_Strict):
-    """The executable judgement of a proposal against an intent."""
-
-    accepted: bool = Field(description="Whether the proposal satisfies the intent.")
-    reason: str = Field(description="Machine-readable reason, e.g. 'reward=0.667'.")
-    score: float | None = Field(
-        default=None, description="Host score of the proposal (WebShop reward), if defined."
-    )
+from core.model.world import EnvAction, Observation, ToolSpec, Verdict
 
 
 @runtime_checkable

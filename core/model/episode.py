@@ -13,12 +13,12 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from core.agents.base import AgentAction
-from core.envs.base import ToolSpec
+from core.model.actions import AgentAction
 from core.model.base import SCHEMA_VERSION, Strict
 from core.model.config import ProtocolConfig
 from core.model.intent import ConditionValue
 from core.model.persona import Persona
+from core.model.world import ToolSpec
 
 
 class Outcome(StrEnum):

@@ -15,13 +15,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter
 
-from core.agents.base import AgentAction
-from core.envs.base import EnvAction
+from core.model.actions import AgentAction
 from core.model.base import Strict
 from core.model.episode import Outcome, TerminationReason
 from core.model.intent import ConditionValue, IntentGraph
 from core.model.persona import Persona
 from core.model.sample import Sample
+from core.model.world import EnvAction
 
 EVENT_VERSION = 1
 """Current schema version of every event kind."""

@@ -26,8 +26,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.envs.base import EnvAction, EnvSession, HostWorld
+from core.envs.base import EnvSession, HostWorld
 from core.model.intent import Condition, Intent
+from core.model.world import EnvAction
 
 STOPWORDS = frozenset(
     "the and for with that this you your are was were have has had not but any all can "

@@ -11,7 +11,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core.envs.base import EnvAction
 from core.model.episode import Outcome, TerminationReason, TranscriptEntry
 from core.model.events import (
     AgentActed,
@@ -34,6 +33,7 @@ from core.model.events import (
 from core.model.intent import ConditionValue, Intent, IntentGraph
 from core.model.persona import Persona
 from core.model.sample import Sample
+from core.model.world import EnvAction
 from core.protocol.fast import construct
 
 Phase = Literal["new", "agent", "awaiting_user", "forced_final", "ended"]

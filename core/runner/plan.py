@@ -1,8 +1,8 @@
 """Planning a sweep: samples, worlds and the deterministic list of episode keys.
 
 Samples come from the store's ``samples`` table (bodies via ``sample_json``) with a fallback
-to the bundled benchmark (:func:`core.construction.load_bundled`) and, for ``mock``, the mock
-world's samples. Worlds are loaded once per process and shared read-only.
+to the bundled benchmark (:func:`core.construction.pipeline.load_bundled`) and, for ``mock``,
+the mock world's samples. Worlds are loaded once per process and shared read-only.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def _bundled(benchmark: str) -> tuple[dict[str, Sample], dict[str, IntentGraph]]
         g = mock_graph()
         return {s.sample_id: s for s in mock_samples()}, {g.graph_id: g}
     try:
-        from core.construction import load_bundled
+        from core.construction.pipeline import load_bundled
     except ImportError:  # pragma: no cover - construction always present in this build
         return {}, {}
     try:

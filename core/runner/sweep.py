@@ -33,13 +33,7 @@ from core.errors import ConfigError
 from core.model.episode import Outcome
 from core.model.run import EpisodeKey, RunOptions, RunResult, RunSpec
 from core.runner.plan import SampleSource, load_world, plan_keys, validate_spec
-from core.runner.play import (
-    EpisodeRecord,
-    key_id,
-    play_llm_unit,
-    play_symbolic_unit,
-    units_of,
-)
+from core.runner.units import EpisodeRecord, key_id, play_llm_unit, play_symbolic_unit, units_of
 from core.store import Store, utcnow
 
 STATUS_PENDING = "pending"

@@ -18,6 +18,7 @@ from core.studies.agreement import (
     throughput,
 )
 from core.studies.assignment import plan_assignments
+from core.studies.item_view import EpisodeCard, ItemView, SessionCard, ShownLabel, item_view
 from core.studies.labels import (
     label_choices,
     list_labels,
@@ -66,7 +67,6 @@ from core.studies.studies import (
     record_play,
     set_study_status,
 )
-from core.studies.views import EpisodeCard, ItemView, SessionCard, ShownLabel, item_view
 
 __all__ = [
     "AgreementReport",

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from core.auth import Credentials, authenticate, load_credentials
-from core.signin_throttle import SignInThrottle
+from core.studio.auth import Credentials, authenticate, load_credentials
+from core.studio.signin_throttle import SignInThrottle
 
 
 @dataclass(frozen=True)

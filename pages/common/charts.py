@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from core.dashboard import UNDEFINED, fmt, scale_of
+from core.studio.dashboards import UNDEFINED, fmt, scale_of
 
 PERSONA_COLOURS: dict[str, str] = {
     "rational": "#2f6f8f",

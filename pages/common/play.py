@@ -15,10 +15,10 @@ from typing import Any
 
 import streamlit as st
 
-from core.envs.base import EnvAction, ToolSpec
 from core.model.episode import TranscriptEntry
-from core.play import PLAY_BENCHMARKS, arg_fields, build_args, sample_choices
-from core.protocol.personas import load_personas
+from core.model.world import EnvAction, ToolSpec
+from core.studio.choices import load_personas
+from core.studio.roleplay import PLAY_BENCHMARKS, arg_fields, build_args, sample_choices
 from pages.common.ui import guarded
 
 RANDOM = "(random)"

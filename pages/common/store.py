@@ -7,7 +7,7 @@ from pathlib import Path
 import streamlit as st
 
 from core.paths import default_store_path
-from core.store import Store
+from core.studio.store_access import Store
 
 
 @st.cache_resource(show_spinner=False)

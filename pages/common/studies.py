@@ -12,10 +12,15 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import streamlit as st
 
-from core.store import Store
-from core.studies import (
+from core.studio.store_access import Store
+from core.studio.study_display import SESSION_MEASURES, fmt_percent
+from core.studio.study_service import (
+    APPLIES_TO,
+    SEVERITIES,
+    WHO_VALUES,
     ItemView,
     ShownLabel,
+    TranscriptLine,
     add_annotator,
     assign_study,
     create_study,
@@ -25,9 +30,6 @@ from core.studies import (
     set_study_status,
     study_progress,
 )
-from core.studies.display import SESSION_MEASURES, fmt_percent
-from core.studies.labels import APPLIES_TO, SEVERITIES, WHO_VALUES
-from core.studies.views import TranscriptLine
 from pages.common.ui import guarded, plain
 
 if TYPE_CHECKING:  # plotly is imported on use: the Annotate page never draws a figure
@@ -275,7 +277,7 @@ def _create_and_assign(
 
 def _target_options(store: Store, target: str) -> dict[str, str]:
     if target == "session":
-        from core.studies.sessions import session_rows
+        from core.studio.study_service import session_rows
 
         return {
             r["session_id"]: f"{r['session_id']} · {r['n_user_turns']} user turns"

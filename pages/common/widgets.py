@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core.model.episode import TranscriptEntry
-from core.timeline import TimelinePoint
+from core.studio.timeline import TimelinePoint
 
 _AVATAR = {"user": "user", "agent": "assistant", "environment": "🛠️"}
 

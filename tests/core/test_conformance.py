@@ -11,12 +11,12 @@ from functools import cache
 
 import pytest
 
-from core import episode
 from core.agents import make_agent
+from core.engine import episode
+from core.engine.eventlog import InMemoryEventLog
 from core.envs.mock import mock_graph, mock_sample
 from core.envs.registry import available_benchmarks, load_world
 from core.errors import ConfigError
-from core.eventlog import InMemoryEventLog
 from core.model.episode import Outcome
 from core.model.events import dump_event
 from core.model.sample import FaultType

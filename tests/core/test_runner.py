@@ -232,7 +232,7 @@ def test_max_cost_guard(tmp_path: Path, fake_llm_server) -> None:  # type: ignor
 
 
 def test_symbolic_ladder_is_ordered_on_bundled_benchmark(tmp_path: Path) -> None:
-    from core.construction import load_bundled
+    from core.construction.pipeline import load_bundled
 
     try:
         _, samples = load_bundled("tau2_retail")
@@ -307,7 +307,7 @@ def test_llm_sweep_records_parser_repairs(tmp_path: Path) -> None:
 
 def test_key_ids_match_episode_keys() -> None:
     from core.model.run import EpisodeKey
-    from core.runner.play import episode_id_of, key_id
+    from core.runner.units import episode_id_of, key_id
 
     for seed in (0, 7, 123456):
         k = EpisodeKey(
@@ -326,8 +326,8 @@ def test_key_ids_match_episode_keys() -> None:
 def test_batched_writes_equal_per_episode_store_calls(tmp_path: Path) -> None:
     """The runner's one-transaction batch leaves what create_episode/append/finish would."""
     from core.runner.plan import SampleSource, plan_keys
-    from core.runner.play import play_symbolic_unit, units_of
     from core.runner.sweep import write_records
+    from core.runner.units import play_symbolic_unit, units_of
 
     spec = _mock_spec(methods=("B0", "A2"), personas=("rational",), seeds=(0,))
     source = SampleSource(None)

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from core.auth import hash_password
 from core.store import Store
 from core.studies import add_annotator, annotator_queue, assign_study, create_study
+from core.studio.auth import hash_password
 from tests.e2e.conftest import screenshot, start_studio, wait_for_app
 
 pytestmark = pytest.mark.e2e

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 
-from core import episode
+from core.engine import episode
 from core.envs.registry import load_world
 from core.model.intent import IntentGraph
 from core.model.sample import FaultType, Sample

@@ -15,12 +15,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from core import episode
-from core.agents.base import Ask, Propose
-from core.auth import hash_password
+from core.engine import episode
 from core.envs.mock import mock_graph, mock_samples
+from core.model.actions import Ask, Propose
 from core.protocol.personas import load_persona
 from core.store import Store
+from core.studio.auth import hash_password
 from tests.e2e.conftest import screenshot, start_studio, wait_for_app
 
 XSS = "<script>window.__pwned=1</script><img src=x onerror=alert(1)>"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.bootstrap import initialise
 from core.store import Store
+from core.studio.bootstrap import initialise
 
 
 @pytest.fixture(scope="session")

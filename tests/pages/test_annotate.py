@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.auth import hash_password
 from core.paths import PROJECT_ROOT
 from core.store import Store
 from core.studies import annotator_queue, list_labels
+from core.studio.auth import hash_password
 from tests.pages.study_fixtures import copy_store, make_study, queue_order
 
 PAGE = str(PROJECT_ROOT / "pages" / "annotate.py")

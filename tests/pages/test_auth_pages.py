@@ -2,8 +2,8 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from core.auth import hash_password
 from core.paths import PROJECT_ROOT
+from core.studio.auth import hash_password
 
 APP = str(PROJECT_ROOT / "app.py")
 
@@ -38,7 +38,7 @@ def test_password_mode_requires_sign_in(tmp_path, monkeypatch) -> None:
 def test_repeated_wrong_passwords_lock_the_name(tmp_path, monkeypatch) -> None:
     import streamlit as st
 
-    from core.signin_throttle import FIRST_LOCK_S, FREE_FAILURES
+    from core.studio.signin_throttle import FIRST_LOCK_S, FREE_FAILURES
 
     _password_studio(tmp_path, monkeypatch, "target")
     st.cache_resource.clear()  # a fresh throttle, whatever earlier tests did

@@ -124,8 +124,8 @@ def test_figure_picker(research_home: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_every_paper_figure_plots_from_the_grip_frames(research_home: Path) -> None:
-    from core.dashboard import figure_frame, load_frame
     from core.store import Store
+    from core.studio.dashboards import figure_frame, load_frame
     from pages.common.charts import FIGURES, grip_figure
 
     frame = load_frame(Store.open(research_home / "driftbench.db"), ["demo", "second"])
@@ -136,8 +136,8 @@ def test_every_paper_figure_plots_from_the_grip_frames(research_home: Path) -> N
 
 def test_json_download_has_cli_shape(research_home: Path) -> None:
     # the page offers exactly what report_downloads returns; check its shape once here
-    from core.dashboard import load_frame, report_downloads
     from core.store import Store
+    from core.studio.dashboards import load_frame, report_downloads
 
     store = Store.open(research_home / "driftbench.db")
     frame = load_frame(store, ["demo"])

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core import episode
+from core.engine import episode
 from core.model.sample import FaultType
 from core.paths import PROJECT_ROOT
 from core.protocol.shifts import draw_fates
@@ -24,7 +24,7 @@ PAGE = str(PROJECT_ROOT / "pages" / "play_agent.py")
 @functools.lru_cache(maxsize=1)
 def demo_home() -> Path:
     """A DRIFTBENCH_HOME with the bundled data and the demo sweep (built once per session)."""
-    from core.bootstrap import initialise
+    from core.studio.bootstrap import initialise
 
     home = Path(tempfile.mkdtemp(prefix="play_demo_"))
     store = Store.open(home / "driftbench.db")

@@ -50,7 +50,7 @@ def wait_for(home: Path, run: str, statuses: set[str], timeout: float = 90.0) ->
 
 
 def wait_worker_gone(home: Path, run: str, timeout: float = 30.0) -> None:
-    from core.jobs import worker_state
+    from core.studio.jobs import worker_state
 
     store = Store.open(home / "driftbench.db")
     run_id = str(store.get_run(run)["run_id"])

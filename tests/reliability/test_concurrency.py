@@ -1,7 +1,7 @@
 """Mixed concurrency: players stepping episodes and annotators labelling against one store.
 
 20 sessions share one :class:`~core.store.Store` (as the studio's pages do: one instance, one
-connection per thread): 10 players drive episodes through ``core.episode`` with the store as
+connection per thread): 10 players drive episodes through ``core.engine.episode`` with the store as
 their event log, 10 annotators label a study's queue. The slow version runs for 60 s with a
 background sweep process writing to the same file. Afterwards: no error surfaced (in particular
 no ``database is locked``), no label lost, and every played episode's stored events equal a
@@ -22,12 +22,12 @@ from typing import Any
 
 import pytest
 
-from core import episode
-from core.agents.base import Ask, EnvOp, Propose
-from core.envs.base import EnvAction
+from core.engine import episode
+from core.engine.eventlog import InMemoryEventLog
 from core.envs.mock import mock_graph, mock_samples
-from core.eventlog import InMemoryEventLog
+from core.model.actions import Ask, EnvOp, Propose
 from core.model.run import PERSONAS, RunOptions, RunSpec
+from core.model.world import EnvAction
 from core.runner import launch, run_sweep
 from core.store import Store
 from core.studies import (

@@ -4,7 +4,7 @@ Three layers, each driven by hypothesis with explicit example counts (fast enoug
 normal suite):
 
 * ``parse_reply`` / ``from_tool_calls`` on arbitrary and near-miss text;
-* ``core.episode.step`` with random typed actions (any tool name, any JSON arguments);
+* ``core.engine.episode.step`` with random typed actions (any tool name, any JSON arguments);
 * LLM agents of every method on the mock benchmark, fed random text through ``ScriptedLLM``.
 
 After every episode: seq contiguous, exactly one ``episode_ended`` (last), patience never rises
@@ -21,17 +21,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import episode
-from core.agents.base import Ask, EnvOp, Malformed, Propose
 from core.agents.factory import build_agent
 from core.agents.wire import ParseResult, from_tool_calls, parse_reply
-from core.envs.base import EnvAction, ToolSpec
+from core.engine import episode
+from core.engine.eventlog import InMemoryEventLog
 from core.envs.mock import load_mock_world, mock_graph, mock_samples
 from core.errors import ProtocolError
-from core.eventlog import InMemoryEventLog
 from core.llm import ScriptedLLM
+from core.model.actions import Ask, EnvOp, Malformed, Propose
 from core.model.events import parse_event
 from core.model.run import PERSONAS
+from core.model.world import EnvAction, ToolSpec
 from tests.reliability.conftest import assert_episode_invariants
 
 WORLD = load_mock_world()

@@ -22,7 +22,6 @@ from typing import Any
 
 import pytest
 
-from core.auth import hash_password, load_credentials
 from core.cli import main
 from core.errors import ConfigError
 from core.model.run import RunOptions, RunSpec
@@ -30,7 +29,8 @@ from core.paths import DATA_DIR, PROJECT_ROOT
 from core.protocol.personas import load_personas
 from core.runner import run_sweep
 from core.store import Store
-from core.uploads import MAX_UPLOAD_BYTES, resolve_import_path, stage_upload
+from core.studio.auth import hash_password, load_credentials
+from core.studio.uploads import MAX_UPLOAD_BYTES, resolve_import_path, stage_upload
 
 BIG = 200 * 1024 * 1024
 TAU2_RETAIL = DATA_DIR / "tau2_retail"

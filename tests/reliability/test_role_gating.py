@@ -1,7 +1,7 @@
 """Role gating in password mode (AppTest): pages a role may not open are not even registered.
 
-``app.py`` builds ``st.navigation`` from ``core.auth.pages_for(role)``, so a researcher page is
-unreachable for an annotator by any URL: Streamlit only routes to registered pages. The
+``app.py`` builds ``st.navigation`` from ``core.studio.auth.pages_for(role)``, so a researcher page
+is unreachable for an annotator by any URL: Streamlit only routes to registered pages. The
 real-browser version (typing the URLs in chromium) is in ``tests/e2e/test_security.py``.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.auth import PAGE_MIN_ROLE, hash_password
 from core.paths import PROJECT_ROOT
+from core.studio.auth import PAGE_MIN_ROLE, hash_password
 
 APP = str(PROJECT_ROOT / "app.py")
 RESEARCH_PAGES = ("inspect", "grip", "runs", "data", "watch", "construction")

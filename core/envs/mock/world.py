@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.envs.base import EnvAction, EnvSession, Observation, ToolSpec, Verdict
+from core.envs.base import EnvSession
 from core.model.base import content_hash
 from core.model.intent import Condition, GroundTruth, Intent
+from core.model.world import EnvAction, Observation, ToolSpec, Verdict
 
 BENCHMARK = "mock"
 ENV_ID = "mock_shop"

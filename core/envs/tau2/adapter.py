@@ -13,9 +13,10 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Literal
 
-from core.envs.base import EnvAction, EnvSession, Verdict
+from core.envs.base import EnvSession
 from core.errors import ConfigError
 from core.model.intent import Condition, GroundTruth, Intent
+from core.model.world import EnvAction, Verdict
 
 if TYPE_CHECKING:
     from core.envs.tau2.tasks import Task

@@ -16,11 +16,11 @@ import random
 from pathlib import Path
 from typing import Any
 
-from core.envs.base import EnvAction
 from core.envs.tau2.db import BaseDB, OverlayState
 from core.envs.tau2.loader import check_domain, type_db
 from core.envs.tau2.tasks import Task
 from core.errors import ConfigError
+from core.model.world import EnvAction
 from core.paths import DATA_DIR
 
 BUNDLED_SEEDS = {"retail": 20240515, "airline": 20240516}

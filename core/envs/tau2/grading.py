@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from core.envs.base import EnvAction
 from core.envs.tau2.tasks import Task
 from core.envs.tau2.world import Tau2Session, Tau2World
+from core.model.world import EnvAction
 
 
 class ReplayResult(BaseModel):

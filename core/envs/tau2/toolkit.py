@@ -17,8 +17,8 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import ValidationError
 
-from core.envs.base import ToolKind, ToolSpec
 from core.envs.tau2.db import DBState
+from core.model.world import ToolKind, ToolSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
 

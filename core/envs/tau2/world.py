@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from core.envs.base import EnvAction, EnvSession, Observation, ToolSpec, Verdict
+from core.envs.base import EnvSession
 from core.envs.tau2.db import BaseDB, OverlayState, clone
 from core.envs.tau2.loader import (
     base_for_path,
@@ -22,6 +22,7 @@ from core.envs.tau2.toolkit import Toolkit, render
 from core.errors import ConfigError
 from core.model.base import content_hash
 from core.model.intent import Condition, GroundTruth, Intent
+from core.model.world import EnvAction, Observation, ToolSpec, Verdict
 from core.paths import DATA_DIR
 
 

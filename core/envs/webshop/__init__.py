@@ -16,8 +16,8 @@ from pathlib import Path
 from core.envs.webshop.golden import golden_report
 from core.envs.webshop.importer import import_webshop, read_webshop_dir
 from core.envs.webshop.models import Goal, GoalSpec, Product, RewardBreakdown, WorldPayload
-from core.envs.webshop.play import play_terminal
 from core.envs.webshop.session import ShopSession, parse_action
+from core.envs.webshop.terminal import play_terminal
 from core.envs.webshop.views import PageView
 from core.envs.webshop.world import (
     WebShopWorld,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from core.envs.base import EnvAction
 from core.envs.webshop.models import Goal
 from core.envs.webshop.reward import best_options
 from core.envs.webshop.search import PAGE_SIZE
 from core.envs.webshop.world import WebShopWorld
+from core.model.world import EnvAction
 
 
 def golden_actions(world: WebShopWorld, goal: Goal) -> list[EnvAction]:

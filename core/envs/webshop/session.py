@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.envs.base import EnvAction, Observation
 from core.envs.webshop.catalogue import Catalogue, page_count
 from core.envs.webshop.models import GoalSpec, Product
 from core.envs.webshop.reward import get_reward
@@ -31,6 +30,7 @@ from core.envs.webshop.views import (
     SubPage,
     SubPageView,
 )
+from core.model.world import EnvAction, Observation
 
 BACK_TO_SEARCH = "back to search"
 NEXT_PAGE = "next >"

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.envs.base import EnvAction, EnvSession, ToolSpec, Verdict
+from core.envs.base import EnvSession
 from core.envs.webshop.catalogue import Catalogue, page_count
 from core.envs.webshop.loader import BUNDLED_DIR, load_payload_dir, validate_payload
 from core.envs.webshop.models import Goal, GoalSpec, Product, RewardBreakdown, WorldPayload
@@ -30,6 +30,7 @@ from core.envs.webshop.views import ResultItem, ResultsView
 from core.errors import ConfigError
 from core.model.base import content_hash
 from core.model.intent import Condition, GroundTruth, Intent
+from core.model.world import EnvAction, ToolSpec, Verdict
 
 ACCEPT_THRESHOLD = 0.999
 """A purchase is accepted when its reward reaches this (and the price is within the cap)."""

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from core import episode
 from core.agents.factory import build_agent
 from core.agents.wire import ActionRepair
+from core.engine import episode
+from core.engine.eventlog import InMemoryEventLog
 from core.envs.mock import load_mock_world, mock_graph, mock_samples
-from core.eventlog import InMemoryEventLog
 from core.llm import ScriptedLLM
 from core.model.config import ProtocolConfig
 from core.model.events import EVENT_ADAPTER, dump_event, parse_event
@@ -75,7 +75,7 @@ def test_repair_event_texts_are_capped() -> None:
     log = InMemoryEventLog()
     g, s = mock_graph(), mock_samples()[0]
     eid = episode.start(log, s, "rational", 0, "x", graph=g, method="B0")
-    from core.agents.base import Propose
+    from core.model.actions import Propose
 
     big = "x" * 50_000
     episode.step(log, eid, Propose(text="done"), repairs=[ActionRepair("d" * 5000, big, big)])

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from core import episode
 from core.agents.askbook import AskBook
 from core.agents.factory import build_agent
 from core.agents.lessons import LessonBook
 from core.agents.llm_agent import LLMAgent
 from core.agents.methods import LADDER
+from core.engine import episode
+from core.engine.eventlog import InMemoryEventLog
 from core.envs.mock import load_mock_world, mock_graph, mock_samples
-from core.eventlog import InMemoryEventLog
 from core.llm import ScriptedLLM
 from core.model.run import PERSONAS, RunOptions, RunSpec
 from core.runner import run_sweep
@@ -133,7 +133,7 @@ def test_a3_book_starts_empty_grows_within_run_and_holds_no_values(tmp_path: Pat
 
 def test_a3_units_do_not_share_books_across_personas(tmp_path: Path) -> None:
     from core.runner.plan import SampleSource, plan_keys
-    from core.runner.play import units_of
+    from core.runner.units import units_of
 
     spec = RunSpec(
         benchmarks=("mock",), methods=("A3", "B0"), personas=("rational", "avoidant"), seeds=(0, 1)

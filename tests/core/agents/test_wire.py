@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.agents.base import Ask, EnvOp, Malformed, Propose
 from core.agents.wire import parse_reply, render_action
-from core.envs.base import EnvAction, ToolSpec
+from core.model.actions import Ask, EnvOp, Malformed, Propose
+from core.model.world import EnvAction, ToolSpec
 
 
 def _tool(name: str, *params: str, kind: str = "read") -> ToolSpec:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.construction import (
+from core.construction.pipeline import (
     BUNDLED_DIR,
     build_bundled,
     build_graphs,

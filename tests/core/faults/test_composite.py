@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from core.construction import build_graphs, build_samples
+from core.construction.pipeline import build_graphs, build_samples
 from core.faults.composite import assign_slots, draw_ok, draw_types
 from core.graph.hosts import adapter_for
 from core.model.sample import FaultType as F

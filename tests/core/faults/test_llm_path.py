@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from core.construction import build_graphs, build_samples
+from core.construction.pipeline import build_graphs, build_samples
 from core.faults.llm import parse_extraction
 from core.model.sample import FaultType as F
 from tests.core.graph.fake_worlds import FakeDesk
@@ -60,7 +60,7 @@ def _only_t2(graphs):  # type: ignore[no-untyped-def]
 
 
 def test_llm_writer_and_two_extractors(fake_llm_server: FakeOpenAIServer, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import core.construction as cons
+    import core.construction.pipeline as cons
     from core.faults.plan import candidate_plans
 
     w = FakeDesk()

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from core.construction import applicable_plans, build_graphs
+from core.construction.pipeline import applicable_plans, build_graphs
 from core.faults.extract import Extraction, RuleExtractor
 from core.faults.generate import GenStats, extraction_context, generate_sample
 from core.faults.plan import FaultPlan

@@ -7,11 +7,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from core.envs.base import ToolSpec, Verdict
 from core.graph.hosts import register_adapter
 from core.graph.hosts.base import HostAdapter
 from core.graph.hosts.tau2 import Tau2Adapter
 from core.model.intent import Condition, GroundTruth, Intent
+from core.model.world import ToolSpec, Verdict
 
 PRODUCTS: list[dict[str, Any]] = [
     {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from core.construction import build_graphs
+from core.construction.pipeline import build_graphs
 from core.graph.build import GraphStats, build_graph, enumerate_candidates, retrieve
 from core.graph.hosts import adapter_for
 from core.model.base import canonical_json

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.agents.base import Ask, EnvOp, Propose
-from core.envs.base import EnvAction
+from core.model.actions import Ask, EnvOp, Propose
 from core.model.config import ProtocolConfig
 from core.model.episode import EpisodeHeader, Outcome, TerminationReason
 from core.model.events import (
@@ -25,6 +24,7 @@ from core.model.events import (
 )
 from core.model.intent import Condition, Edge, Intent, IntentGraph, ShiftOperator
 from core.model.sample import MaskEntry, Sample
+from core.model.world import EnvAction
 from core.protocol.personas import load_persona
 
 BENCH = "webshop"

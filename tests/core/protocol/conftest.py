@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from protohelp import Action, ListAgent
 
-from core import episode
+from core.engine import episode
+from core.engine.eventlog import InMemoryEventLog
 from core.envs.mock import load_mock_world, mock_graph, mock_sample
-from core.eventlog import InMemoryEventLog
 from core.model.config import ProtocolConfig
 from core.model.persona import Persona
 from core.model.sample import FaultType

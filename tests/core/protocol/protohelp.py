@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from core.agents.base import Ask, EnvOp, Malformed, Propose
-from core.envs.base import EnvAction
+from core.model.actions import Ask, EnvOp, Malformed, Propose
 from core.model.persona import Persona
+from core.model.world import EnvAction
 from core.protocol.personas import load_personas
 
 Action = EnvOp | Ask | Propose | Malformed

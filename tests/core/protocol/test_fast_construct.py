@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from core.agents.base import Ask, EnvOp
-from core.envs.base import EnvAction
+from core.model.actions import Ask, EnvOp
 from core.model.episode import TranscriptEntry
 from core.model.events import AgentActed, TurnStarted
+from core.model.world import EnvAction
 from core.protocol.fast import construct, construct_defaults
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from protohelp import ask, buy, search
 
-from core.agents.base import Malformed, Propose
+from core.model.actions import Malformed, Propose
 from core.model.config import ProtocolConfig
 from core.model.episode import Outcome, TerminationReason
 from core.model.events import PatienceCharged, ProposalJudged

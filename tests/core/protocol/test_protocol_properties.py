@@ -8,10 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from protohelp import ListAgent, ask, buy, persona, search
 
-from core import episode
-from core.agents.base import Ask, Malformed, Propose
+from core.engine import episode
+from core.engine.eventlog import InMemoryEventLog
 from core.envs.mock import mock_graph, mock_samples
-from core.eventlog import InMemoryEventLog
+from core.model.actions import Ask, Malformed, Propose
 from core.model.config import ProtocolConfig
 from core.model.events import PatienceCharged, ShiftFired, TurnStarted, dump_event, parse_event
 from core.protocol.state import replay

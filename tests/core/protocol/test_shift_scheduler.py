@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 from protohelp import ask, buy, persona, search
 
-from core.agents.base import Propose
 from core.envs.mock import mock_graph, mock_sample
+from core.model.actions import Propose
 from core.model.config import BenchmarkProtocol, ProtocolConfig
 from core.model.events import EpisodeStarted, ProposalJudged, ShiftEdge, ShiftFired, StaleCheck
 from core.model.sample import FaultType
@@ -83,8 +83,8 @@ def test_proposals_judged_against_moved_goal_and_stale_answers():
     """Buying a root answer is accepted exactly when it is valid for the shifted node."""
     from protohelp import ListAgent
 
-    from core import episode
-    from core.eventlog import InMemoryEventLog
+    from core.engine import episode
+    from core.engine.eventlog import InMemoryEventLog
 
     graph = mock_graph()
     seen_moved_rejected = seen_unmoved_accepted = False

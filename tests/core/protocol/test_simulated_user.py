@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from protohelp import ask, buy, persona
 
-from core import episode
-from core.agents.base import Propose
+from core.engine import episode
 from core.envs.mock import mock_graph, mock_sample
 from core.errors import ProtocolError
+from core.model.actions import Propose
 from core.model.config import ProtocolConfig
 from core.model.events import UserReplied
 from core.model.sample import FaultType
@@ -102,7 +102,7 @@ def test_unmatched_question_confusion_and_context_facts(play, world):
     assert isinstance(root, Intent)
     from protohelp import ListAgent
 
-    from core.eventlog import InMemoryEventLog
+    from core.engine.eventlog import InMemoryEventLog
 
     lg = InMemoryEventLog()
     eid = episode.start(

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from protohelp import ListAgent, ask, buy, persona
 
-from core import episode
-from core.agents.base import Propose
+from core.engine import episode
 from core.envs.mock import mock_graph, mock_sample
 from core.errors import ConfigError
 from core.llm import ScriptedLLM
+from core.model.actions import Propose
 from core.model.config import ProtocolConfig
 from core.model.events import Repair, UserReplied
 from core.model.sample import FaultType

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from core.envs.base import EnvAction, HostWorld
+from core.envs.base import HostWorld
 from core.envs.mock import load_mock_world, mock_graph, mock_samples
 from core.model.intent import ShiftOperator
 from core.model.sample import FaultType
+from core.model.world import EnvAction
 
 
 def test_implements_host_world_protocol():

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from core.envs.base import EnvAction
 from core.envs.tau2 import Tau2World
 from core.envs.tau2.adapter import write_key
 from core.envs.tau2.grading import communicate_ok, golden_actions, grade
 from core.errors import ConfigError
 from core.model.intent import Condition, Intent
+from core.model.world import EnvAction
 
 
 def test_seeds(retail: Tau2World, airline: Tau2World) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.envs.base import EnvAction
 from core.envs.tau2 import Tau2World
 from core.envs.tau2.db import naive_hash
+from core.model.world import EnvAction
 
 
 def call(session: Any, tool: str, **args: Any) -> Any:

@@ -8,9 +8,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.envs.base import EnvAction
 from core.envs.tau2 import Tau2World
 from core.envs.tau2.db import BaseDB, OverlayState, naive_hash
+from core.model.world import EnvAction
 
 KEYS = st.text(alphabet="abcxyz#0129", min_size=1, max_size=4)
 VALUES = st.recursive(

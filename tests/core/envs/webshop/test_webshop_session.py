@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.envs.base import EnvAction, EnvSession, Observation
+from core.envs.base import EnvSession
 from core.envs.webshop.session import ShopSession, parse_action
 from core.envs.webshop.views import PageView
 from core.envs.webshop.world import WebShopWorld
+from core.model.world import EnvAction, Observation
 
 
 def ok(obs: Observation) -> PageView:

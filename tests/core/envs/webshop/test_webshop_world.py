@@ -6,12 +6,13 @@ import json
 
 import pytest
 
-from core.envs.base import EnvAction, EnvSession, HostWorld
+from core.envs.base import EnvSession, HostWorld
 from core.envs.webshop import load_webshop_world, load_webshop_world_from_payload
 from core.envs.webshop.reward import best_options
 from core.envs.webshop.world import WebShopWorld
 from core.errors import ConfigError
 from core.model.intent import Condition, Intent
+from core.model.world import EnvAction
 
 
 def buy(world: WebShopWorld, asin: str, options: list[str]) -> EnvSession:

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from core import jobs
 from core.errors import ConfigError
 from core.model.run import RunOptions, RunSpec
 from core.runner import request_cancel, run_sweep
 from core.store import Store
+from core.studio import jobs
 
 
 def mock_spec(name: str = "tiny", **kw: object) -> RunSpec:

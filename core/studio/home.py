@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from core.store import Store
-from core.studies.display import annotator_studies
 from core.studies.schema import ensure_study_schema
+from core.studio.study_display import annotator_studies
 
 _PAGE_FOR_ROLE = {"play_user": "play_user", "play_agent": "play_agent"}
 

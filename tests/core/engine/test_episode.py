@@ -9,20 +9,20 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent / "protocol"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "protocol"))
 from protohelp import ListAgent, ask, buy, persona, search  # noqa: E402
 
-from core import episode  # noqa: E402
 from core.agents import make_agent  # noqa: E402
-from core.agents.base import EnvOp, Malformed, Propose  # noqa: E402
-from core.envs.base import EnvAction  # noqa: E402
+from core.engine import episode
+from core.engine.eventlog import InMemoryEventLog
 from core.envs.mock import load_mock_world, mock_graph, mock_sample, mock_samples  # noqa: E402
 from core.errors import ConfigError, ProtocolError  # noqa: E402
-from core.eventlog import InMemoryEventLog  # noqa: E402
+from core.model.actions import EnvOp, Malformed, Propose
 from core.model.config import ProtocolConfig  # noqa: E402
 from core.model.episode import Outcome, TerminationReason  # noqa: E402
 from core.model.events import dump_event  # noqa: E402
 from core.model.sample import FaultType  # noqa: E402
+from core.model.world import EnvAction
 from core.protocol.personas import load_personas  # noqa: E402
 
 NEVER = ProtocolConfig(shift_fire_prob=0.0)

@@ -1,11 +1,13 @@
 """Read models of the studio's research pages (GRIP dashboard, construction explorer).
 
-Pages stay layout-only: each calls one or two functions from here. ``core.dashboard.grip``
-serves the GRIP dashboard (re-exported at package level), ``core.dashboard.construction`` the
-construction explorer. The Runs page uses :mod:`core.jobs`.
+Pages stay layout-only: each calls one or two functions from here.
+``core.studio.dashboards.grip_dashboard`` serves the GRIP dashboard (re-exported at package
+level), ``core.studio.dashboards.construction_explorer`` the construction explorer. The Runs page
+uses :mod:`core.studio.jobs`.
 """
 
-from core.dashboard.grip import (
+from core.grip.cache import resolve_runs
+from core.studio.dashboards.grip_dashboard import (
     EPISODE_COLUMNS,
     FILTER_KEYS,
     FRAME_MEMO,
@@ -39,6 +41,7 @@ from core.dashboard.grip import (
 )
 
 __all__ = [
+    "resolve_runs",
     "EPISODE_COLUMNS",
     "FILTER_KEYS",
     "FRAME_MEMO",

@@ -1,7 +1,7 @@
-from core.bootstrap import load_bundled_samples
-from core.home import my_work
-from core.play import start_agent_play, start_user_play
 from core.store import Store
+from core.studio.bootstrap import load_bundled_samples
+from core.studio.home import my_work
+from core.studio.roleplay import start_agent_play, start_user_play
 
 
 def test_resume_links_for_unfinished_plays(store: Store) -> None:

@@ -10,11 +10,11 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from core import dashboard as d
 from core.grip import EpisodeRecord, records_frame
 from core.model.run import RunOptions, RunSpec
 from core.runner import run_sweep
 from core.store import Store
+from core.studio import dashboards as d
 
 
 def rec(**kw: Any) -> dict[str, Any]:
@@ -304,7 +304,7 @@ def test_empty_store_has_no_runs(tmp_path: Path) -> None:
 # -- construction explorer ---------------------------------------------------------------
 @pytest.fixture
 def retail(store: Store) -> Store:
-    from core.construction import load_bundled
+    from core.construction.pipeline import load_bundled
 
     graphs, samples = load_bundled("tau2_retail")
     store.put_graphs_and_samples(graphs, samples, source="bundled")
@@ -312,8 +312,8 @@ def retail(store: Store) -> Store:
 
 
 def test_graph_index_counts_edges_by_operator(retail: Store) -> None:
-    from core.dashboard import construction as c
     from core.model.intent import IntentGraph
+    from core.studio.dashboards import construction_explorer as c
 
     assert c.benchmarks(retail) == ["tau2_retail"]
     idx = c.graph_index(retail, "tau2_retail")
@@ -334,7 +334,7 @@ def test_graph_index_counts_edges_by_operator(retail: Store) -> None:
 
 
 def test_samples_by_fault_and_sample_detail_show_the_mask(retail: Store) -> None:
-    from core.dashboard import construction as c
+    from core.studio.dashboards import construction_explorer as c
 
     counts = c.fault_type_counts(retail, "tau2_retail")
     assert sum(counts.values()) >= retail.counts()["samples"]
@@ -355,7 +355,7 @@ def test_samples_by_fault_and_sample_detail_show_the_mask(retail: Store) -> None
 
 
 def test_overview_and_rejections_from_stats(retail: Store, tmp_path: Path) -> None:
-    from core.dashboard import construction as c
+    from core.studio.dashboards import construction_explorer as c
 
     d_ = tmp_path / "stats" / "tau2_retail"
     d_.mkdir(parents=True)

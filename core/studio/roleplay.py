@@ -30,13 +30,13 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from core import episode
-from core.agents.base import EnvOp
 from core.agents.factory import build_agent
 from core.agents.methods import method_spec
-from core.envs.base import HostWorld, ToolSpec
+from core.engine import episode
+from core.engine.eventlog import EventLog
+from core.envs.base import HostWorld
 from core.errors import ConfigError, NotFoundError
-from core.eventlog import EventLog
+from core.model.actions import AgentAction, EnvOp
 from core.model.base import Strict
 from core.model.config import ProtocolConfig
 from core.model.episode import AgentView, UserView
@@ -50,6 +50,7 @@ from core.model.events import (
     TurnStarted,
 )
 from core.model.intent import Intent
+from core.model.world import ToolSpec
 from core.protocol.state import EpisodeState, evolve
 from core.protocol.views import agent_view as build_agent_view
 from core.runner.plan import SampleSource, literal_intent, load_world
@@ -123,7 +124,7 @@ def start_agent_play(
     """Start an episode in which a person plays the agent against the simulated user.
 
     The sample is loaded here and never returned: the caller gets only the episode id and
-    reads the episode through :func:`core.episode.agent_view`.
+    reads the episode through :func:`core.engine.episode.agent_view`.
 
     Args:
         store: The event log (the studio's store).
@@ -283,6 +284,16 @@ def rebuild_agent(log: EventLog, episode_id: str, *, client: Any = None) -> Rebu
         evolve(state, ev)
     prefix.limit = None
     return out
+
+
+def agent_play_view(log: EventLog, episode_id: str) -> AgentView:
+    """The allow-listed agent view of an episode a person plays as the agent."""
+    return episode.agent_view(log, episode_id)
+
+
+def agent_play_step(log: EventLog, episode_id: str, action: AgentAction) -> AgentView:
+    """Apply the person's action as the agent and return the new agent view."""
+    return episode.step(log, episode_id, action)
 
 
 def advance(log: EventLog, episode_id: str, *, client: Any = None) -> UserView:

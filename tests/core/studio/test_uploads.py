@@ -4,7 +4,7 @@ import zipfile
 import pytest
 
 from core.errors import ConfigError
-from core.uploads import resolve_import_path, stage_upload
+from core.studio.uploads import resolve_import_path, stage_upload
 
 
 def _zip(members: dict[str, bytes]) -> bytes:
@@ -45,6 +45,6 @@ def test_bad_zip_and_size_limit(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("DRIFTBENCH_HOME", str(tmp_path))
     with pytest.raises(ConfigError, match="not a valid ZIP"):
         stage_upload("broken.zip", b"PK-not-really")
-    monkeypatch.setattr("core.uploads.MAX_UPLOAD_BYTES", 10)
+    monkeypatch.setattr("core.studio.uploads.MAX_UPLOAD_BYTES", 10)
     with pytest.raises(ConfigError, match="larger than"):
         stage_upload("big.json", b"x" * 11)

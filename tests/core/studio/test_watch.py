@@ -2,10 +2,10 @@ import time
 
 import pytest
 
-from core import live
-from core.bootstrap import load_bundled_samples
 from core.model.events import EpisodeEnded
 from core.store import Store
+from core.studio import watch as live
+from core.studio.bootstrap import load_bundled_samples
 
 
 @pytest.fixture

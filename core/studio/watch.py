@@ -3,10 +3,10 @@
 A watched episode is created in the caller's process (so a page can show it at once) and then
 driven by a detached worker process that writes every event to the store as it happens, pacing
 agent actions so a person can follow them. Pages only poll the store; they never run the loop.
-A *branch* forks an episode at a turn (:func:`core.episode.fork`) and continues it with another
-method the same way, or leaves it for a person to take over as the agent.
+A *branch* forks an episode at a turn (:func:`core.engine.episode.fork`) and continues it with
+another method the same way, or leaves it for a person to take over as the agent.
 
-Worker entry point: ``python -m core.live drive --store PATH --episode ID [--pace S]``.
+Worker entry point: ``python -m core.studio.watch drive --store PATH --episode ID [--pace S]``.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from core import episode
 from core.agents.factory import build_agent
+from core.engine import episode
 from core.envs.registry import load_world
 from core.errors import ConfigError, ProtocolError
 from core.model.config import ProtocolConfig
@@ -106,7 +106,7 @@ def spawn_driver(store_path: Path, episode_id: str, *, pace_s: float = 0.5) -> i
     cmd = [
         sys.executable,
         "-m",
-        "core.live",
+        "core.studio.watch",
         "drive",
         "--store",
         str(store_path),
@@ -138,7 +138,7 @@ def branch(store: Store, episode_id: str, turn: int, method: str) -> str:
 
 
 def _main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m core.live")
+    ap = argparse.ArgumentParser(prog="python -m core.studio.watch")
     sub = ap.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("drive", help="drive an episode's agent to the end")
     d.add_argument("--store", type=Path, required=True)
@@ -148,7 +148,7 @@ def _main(argv: list[str] | None = None) -> int:
     try:
         outcome = drive(Store.open(args.store, create=False), args.episode, pace_s=args.pace)
     except (ConfigError, ProtocolError) as exc:
-        print(f"core.live: {exc}", file=sys.stderr)
+        print(f"core.studio.watch: {exc}", file=sys.stderr)
         return 2
     print(outcome)
     return 0

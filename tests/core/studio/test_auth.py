@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from core.auth import (
+from core.errors import ConfigError
+from core.studio.auth import (
     allowed,
     authenticate,
     hash_password,
@@ -10,7 +11,6 @@ from core.auth import (
     pages_for,
     verify_password,
 )
-from core.errors import ConfigError
 
 
 def test_hash_roundtrip_and_salt() -> None:

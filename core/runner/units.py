@@ -1,6 +1,6 @@
 """Playing episodes: one A3-aware *unit* at a time, in memory, returned as storable records.
 
-Episodes run against an :class:`~core.eventlog.InMemoryEventLog` and come back as plain
+Episodes run against an :class:`~core.engine.eventlog.InMemoryEventLog` and come back as plain
 records (header JSON, event JSONs, outcome, summary), so a worker process never touches the
 SQLite file: the parent writes each finished episode in order. A *unit* is the list of keys
 that must run sequentially in one place: every A3 episode of one (benchmark, persona, seed)
@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import episode
 from core.agents.askbook import AskBook
 from core.agents.factory import build_agent
 from core.agents.lessons import LessonBook, digest
 from core.agents.methods import method_spec, user_voice_for
+from core.engine import episode
+from core.engine.eventlog import InMemoryEventLog
 from core.errors import LLMError
-from core.eventlog import InMemoryEventLog
 from core.llm.types import ChatModel
 from core.model.episode import Outcome
 from core.model.run import EpisodeKey, RunSpec
@@ -259,7 +259,7 @@ def play_symbolic_unit(
 async def _drive_llm(
     log: InMemoryEventLog, eid: str, agent: Any, *, offload_steps: bool = False
 ) -> None:
-    """The async twin of :func:`core.episode.run` (bind truth, act, step until the end).
+    """The async twin of :func:`core.engine.episode.run` (bind truth, act, step until the end).
 
     The agent's parser repairs are recorded with each step (``repair`` events). Steps run on
     the event loop (they take well under a millisecond with the template voice); with an LLM

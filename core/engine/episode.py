@@ -1,6 +1,6 @@
 """The episode orchestrator: the only loop, event-sourced and steppable.
 
-Every public function takes an :class:`~core.eventlog.EventLog`. The state of an episode is
+Every public function takes an :class:`~core.engine.eventlog.EventLog`. The state of an episode is
 rebuilt from its stored events alone (:func:`replay`), so a crash, a browser refresh or a second
 viewer sees the same episode; within a process a small cache keeps the live state and the
 environment session between steps (and is checked against the log's length before use).
@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from core.agents.base import AgentAction, Ask, EnvOp, Malformed, Propose
 from core.agents.wire import ActionRepair
-from core.envs.base import EnvSession, HostWorld, Verdict
+from core.engine.eventlog import EventLog
+from core.envs.base import EnvSession, HostWorld
 from core.errors import ConfigError, DriftBenchError, ProtocolError
-from core.eventlog import EventLog
+from core.model.actions import AgentAction, Ask, EnvOp, Malformed, Propose
 from core.model.config import ProtocolConfig
 from core.model.episode import (
     AgentView,
@@ -49,6 +49,7 @@ from core.model.events import (
 from core.model.intent import Intent, IntentGraph
 from core.model.persona import Persona
 from core.model.sample import Sample
+from core.model.world import Verdict
 from core.protocol import hooks, shifts, user
 from core.protocol.emit import Emitter
 from core.protocol.matching import slots_asked

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
-from core.envs.base import EnvAction, HostWorld
+from core.envs.base import HostWorld
+from core.model.world import EnvAction
 
 HELP = (
     "Type a tool call as: TOOL {json arguments}   e.g.  find_user_id_by_email "

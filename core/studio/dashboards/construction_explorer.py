@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.construction import BUNDLED_DIR, bundled_stats, construction_report
+from core.construction.pipeline import BUNDLED_DIR, bundled_stats, construction_report
 from core.model.intent import Condition, IntentGraph, ShiftOperator
 from core.model.sample import Sample
 from core.store import Store

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from core.construction.release import read_release
 from core.errors import ConfigError
 from core.paths import shared_dir
-from core.release import read_release
 
 RELEASE = shared_dir() / "driftbench_release"
 AIRLINE = shared_dir() / "hostdata" / "tau2_airline"

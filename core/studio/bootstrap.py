@@ -65,7 +65,7 @@ def load_bundled_samples(store: Store, skipped: list[dict[str, str]] | None = No
     Returns:
         Number of samples written.
     """
-    load_bundled = _optional("core.construction", "load_bundled")
+    load_bundled = _optional("core.construction.pipeline", "load_bundled")
     if load_bundled is None:
         return 0
     n_samples = 0

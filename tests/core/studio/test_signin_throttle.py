@@ -1,4 +1,4 @@
-"""core.signin_throttle: failed sign-ins lock a user name for a growing while."""
+"""core.studio.signin_throttle: failed sign-ins lock a user name for a growing while."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import threading
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.signin_throttle import (
+from core.studio.signin_throttle import (
     FIRST_LOCK_S,
     FREE_FAILURES,
     MAX_LOCK_S,

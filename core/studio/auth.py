@@ -11,7 +11,7 @@ Credentials file (YAML or JSON)::
       alice: {role: researcher, password: "pbkdf2_sha256$200000$<salt>$<hash>"}
       bob:   {role: annotator,  password: "pbkdf2_sha256$..."}
 
-Create a hash with ``python -m core.auth hash``.
+Create a hash with ``python -m core.studio.auth hash``.
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def pages_for(role: str) -> list[str]:
 
 def _main(argv: list[str]) -> int:
     if argv[:1] != ["hash"]:
-        print("usage: python -m core.auth hash", file=sys.stderr)
+        print("usage: python -m core.studio.auth hash", file=sys.stderr)
         return 2
     print(hash_password(getpass.getpass("password: ")))
     return 0

@@ -1,17 +1,19 @@
-"""core.play: blind set-up, agent rebuild by replay, the user page's read model, shop and forms."""
+"""core.studio.roleplay: blind set-up, agent rebuild by replay, the user page's read model, shop
+and forms."""
 
 from __future__ import annotations
 
 import pytest
 
-from core import episode, play
-from core.agents.base import Ask, EnvOp, Propose
-from core.envs.base import EnvAction, ToolSpec
+from core.engine import episode
 from core.errors import ConfigError
+from core.model.actions import Ask, EnvOp, Propose
 from core.model.episode import Outcome
 from core.model.events import AgentActed, ShiftFired
+from core.model.world import EnvAction, ToolSpec
 from core.protocol.shifts import draw_fates
 from core.runner.plan import SampleSource, load_world
+from core.studio import roleplay as play
 
 
 def _fires_at_start(store, benchmark: str, sample_id: str, seed: int) -> bool:
