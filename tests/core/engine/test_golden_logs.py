@@ -91,8 +91,7 @@ def record(spec: RunSpec = SPEC) -> dict[str, tuple[str, list[str]]]:
             out: dict[str, tuple[str, list[str]]] = {}
             for row in store.episode_rows(run_id=res.run_id):
                 label = "/".join(
-                    str(row[k])
-                    for k in ("benchmark", "sample_id", "method", "persona_id", "seed")
+                    str(row[k]) for k in ("benchmark", "sample_id", "method", "persona_id", "seed")
                 )
                 lines = _lines(store, row["episode_id"])
                 digest = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
