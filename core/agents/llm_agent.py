@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from core.agents.base import AgentBase
 from core.agents.lessons import LessonBook
 from core.agents.methods import MethodSpec, method_spec
 from core.agents.prompts import system_prompt, turn_prompt
@@ -29,7 +30,7 @@ IntentFeed = Callable[[], str]
 STATE_LABEL = "MEMORY"
 
 
-class LLMAgent:
+class LLMAgent(AgentBase):
     """A language-model policy for one method.
 
     Args:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.agents.askbook import AskBook, signature, slot_family
+from core.agents.base import AgentBase, EpisodeBinding, EventFeed
 from core.agents.methods import MethodSpec, method_spec
 from core.envs.base import HostWorld
 from core.errors import DriftBenchError
@@ -74,7 +75,7 @@ def _label(slot: str) -> str:
     )
 
 
-class SymbolicAgent:
+class SymbolicAgent(AgentBase):
     """One symbolic policy (see the module docstring for the per-method strategies).
 
     Args:
@@ -126,21 +127,26 @@ class SymbolicAgent:
         self.sig = signature(literal.benchmark, self.belief)
         self._seen = 0
         self._tools = {t.name: t for t in world.tools()}
+        self._binding: EpisodeBinding | None = None
 
     # -- observation ---------------------------------------------------------------------------
-    def attach(self, log: Any, episode_id: str) -> None:
-        """Read agent-observable events of ``episode_id`` from ``log`` before each action.
+    def bind(self, ctx: EpisodeBinding) -> None:
+        """Read agent-observable events from the binding's feed before each action.
 
         Only user replies (their text and structured disclosures) and environment observations
-        are used; hidden state in other events is never read.
+        are used; hidden state in other events is never read. Binding again (a later drive of
+        the same episode) keeps the agent's memory and continues where it stopped reading.
         """
-        self._log, self._eid = log, episode_id
+        self._binding = ctx
+
+    def attach(self, log: EventFeed, episode_id: str) -> None:
+        """Bind to ``episode_id`` read from ``log`` (no truth probe): :meth:`bind` by hand."""
+        self.bind(EpisodeBinding(episode_id=episode_id, feed=log))
 
     def _pull(self) -> None:
-        log = getattr(self, "_log", None)
-        if log is None:
+        if self._binding is None:
             return
-        events = log.events(self._eid)
+        events = self._binding.events()
         new = events[self._seen :]
         self._seen = len(events)
         self.observe(new)
@@ -423,11 +429,15 @@ class SymbolicAgent:
 
 
 class InformedSymbolicAgent(SymbolicAgent):
-    """RS skyline: receives the orchestrator's truth probe for the user's current intent."""
+    """RS skyline: receives the driver's truth probe for the user's current intent."""
 
-    def bind_truth(self, truth: Any) -> None:
-        """Use the probe's current intent as the belief source."""
-        self.intent_source = truth.current_intent
+    privileged = True
+
+    def bind(self, ctx: EpisodeBinding) -> None:
+        """Bind as any symbolic agent; use the probe's current intent as the belief source."""
+        super().bind(ctx)
+        if ctx.truth is not None:
+            self.intent_source = ctx.truth.current_intent
 
 
 def _json(value: str) -> str:

@@ -138,18 +138,6 @@ def units_of(keys: Sequence[EpisodeKey], spec: RunSpec) -> list[list[EpisodeKey]
     return out
 
 
-class _Raiser:
-    """An agent whose first action raises (ends an episode as ERROR through the engine)."""
-
-    spec = "error"
-
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
-
-    def act(self, view: Any) -> Any:
-        raise self.exc
-
-
 def _serialiser(ev: Any) -> Any:
     return ev.__pydantic_serializer__
 
@@ -248,43 +236,10 @@ def play_symbolic_unit(
             askbook=book,
             costs=costs,
         )
-        if hasattr(agent, "attach"):
-            agent.attach(log, eid)
         episode.run(log, eid, agent, world_loader=load_world)
         res.records.append(_record(log, key, kid, eid, 0.0, kid not in skip))
     res.seconds = time.perf_counter() - t0
     return res
-
-
-async def _drive_llm(
-    log: InMemoryEventLog, eid: str, agent: Any, *, offload_steps: bool = False
-) -> None:
-    """The async twin of :func:`core.engine.episode.run` (bind truth, act, step until the end).
-
-    The agent's parser repairs are recorded with each step (``repair`` events). Steps run on
-    the event loop (they take well under a millisecond with the template voice); with an LLM
-    user voice (``offload_steps``) each step makes a blocking model call and runs in a thread.
-    """
-    if hasattr(agent, "bind_truth"):
-        agent.bind_truth(episode.truth(log, eid, world_loader=load_world))
-    for _ in range(10_000):
-        view = episode.agent_view(log, eid, world_loader=load_world)
-        if view.ended or view.awaiting_user:
-            break
-        if hasattr(agent, "aact"):
-            action = await agent.aact(view)
-        else:
-            action = agent.act(view)
-        repairs = episode._pop_repairs(agent)
-        if offload_steps:
-            await asyncio.to_thread(
-                episode.step, log, eid, action, world_loader=load_world, repairs=repairs
-            )
-        else:
-            episode.step(log, eid, action, world_loader=load_world, repairs=repairs)
-    view = episode.agent_view(log, eid, world_loader=load_world)
-    if view.ended and hasattr(agent, "observe_end"):
-        agent.observe_end(view)
 
 
 async def play_llm_unit(
@@ -301,8 +256,11 @@ async def play_llm_unit(
 ) -> UnitResult:
     """Play one unit with LLM policies (A3 reflects between generations).
 
-    Provider errors (:class:`LLMError`) retry the episode with backoff; after
-    ``max_attempts`` the episode is recorded as ERROR (a later resume retries it).
+    Each episode is one async drive (:class:`core.engine.driver.Drive`); with an LLM user
+    voice its steps run in a thread (each makes a blocking model call). An agent failure ends
+    the episode through the driver's abort (AGENT_ERROR, or LLM_ERROR for a provider error);
+    a retryable provider error plays the episode again from scratch with backoff, and after
+    ``max_attempts`` the LLM_ERROR ending is what is recorded (a later resume retries it).
     """
     t0 = time.perf_counter()
     attempts = attempts or {}
@@ -334,15 +292,15 @@ async def play_llm_unit(
                 client=client,
                 lessons=book,
             )
-            try:
-                await _drive_llm(log, eid, agent, offload_steps=voice_is_llm)
-            except LLMError as exc:
-                if exc.retryable and attempt + 1 < max_attempts:
-                    await asyncio.sleep(backoff_s * (2**attempt))
-                    continue
-                episode.run(log, eid, _Raiser(exc), world_loader=load_world)
-            cost = float(getattr(agent, "cost_usd", 0.0))
-            rec = _record(log, key, kid, eid, cost, kid not in skip)
+            drive = episode.Drive(
+                log, eid, agent, world_loader=load_world, offload_steps=voice_is_llm
+            )
+            await drive.arun()
+            exc = drive.failure
+            if isinstance(exc, LLMError) and exc.retryable and attempt + 1 < max_attempts:
+                await asyncio.sleep(backoff_s * (2**attempt))
+                continue
+            rec = _record(log, key, kid, eid, agent.cost_usd, kid not in skip)
             if book is not None:
                 view = episode.agent_view(log, eid, world_loader=load_world)
                 gen_digests.append(digest(view, book.banned))
