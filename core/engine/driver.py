@@ -16,8 +16,10 @@ watcher's worker, the play pages and the tests — goes through :class:`Drive`. 
    the engine's own failures are ended inside the step (:func:`core.engine.rules.guarded`);
 5. **observe_end** — once ended, the agent sees the final view (A3 folds its book here).
 
-The loop stops without ending only when the episode waits for a human user's reply. The sync
-and async drives share every step but the agent call, so symbolic sweeps never touch asyncio.
+The loop stops without ending only when the episode waits for a human user's reply. There is
+one loop (:meth:`Drive._loop`, a coroutine); :meth:`Drive.run` is its thin synchronous wrapper
+(``act`` instead of ``aact``, stepped without an event loop), so symbolic sweeps never start
+asyncio.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
+from typing import TypedDict, Unpack
 
 from core.agents.base import Agent, EpisodeBinding, Policy, as_agent
 from core.agents.wire import ActionRepair
@@ -117,6 +120,27 @@ def abort_for(log: EventLog, episode_id: str, exc: BaseException) -> EpisodeStat
 # --------------------------------------------------------------------------- the drive
 
 
+class DriveOptions(TypedDict, total=False):
+    """How a drive runs (every key optional).
+
+    Attributes:
+        world_loader: ``benchmark -> HostWorld`` (the registry by default).
+        voice: Override the header's user voice (e.g. a scripted LLM voice in tests).
+        max_steps: Bound on agent calls (default :data:`MAX_STEPS`); reaching it aborts the
+            episode as INTERNAL_ERROR.
+        pace_s: Pause after each action that did not end the episode, so a watcher can
+            follow (0 = full speed).
+        offload_steps: Async drives: apply each step in a thread (an LLM user voice makes a
+            blocking model call inside the step).
+    """
+
+    world_loader: WorldLoader | None
+    voice: Voice | None
+    max_steps: int
+    pace_s: float
+    offload_steps: bool
+
+
 class Drive:
     """One drive of an episode by an agent (see the module docstring for its life cycle).
 
@@ -124,12 +148,7 @@ class Drive:
         log: The event log.
         episode_id: The episode.
         agent: A life-cycle :class:`~core.agents.base.Agent` (a bare policy is wrapped).
-        world_loader: ``benchmark -> HostWorld``.
-        voice: Override the header's user voice (e.g. a scripted LLM voice in tests).
-        max_steps: Bound on agent calls; reaching it aborts the episode.
-        pace_s: Pause after each action that did not end the episode (the live watcher).
-        offload_steps: Async drives: apply each step in a thread (an LLM user voice makes a
-            blocking model call inside the step).
+        **options: See :class:`DriveOptions`.
 
     Attributes:
         failure: The exception that ended the episode through :func:`abort`, if any.
@@ -140,17 +159,15 @@ class Drive:
         log: EventLog,
         episode_id: str,
         agent: Agent | Policy,
-        *,
-        world_loader: WorldLoader | None = None,
-        voice: Voice | None = None,
-        max_steps: int = MAX_STEPS,
-        pace_s: float = 0.0,
-        offload_steps: bool = False,
+        **options: Unpack[DriveOptions],
     ) -> None:
         self.log, self.episode_id = log, episode_id
         self.agent = as_agent(agent)
-        self.world_loader, self.voice = world_loader, voice
-        self.max_steps, self.pace_s, self.offload_steps = max_steps, pace_s, offload_steps
+        self.world_loader = options.get("world_loader")
+        self.voice = options.get("voice")
+        self.max_steps = options.get("max_steps", MAX_STEPS)
+        self.pace_s = options.get("pace_s", 0.0)
+        self.offload_steps = options.get("offload_steps", False)
         self.failure: BaseException | None = None
         self.steps = 0
 
@@ -201,46 +218,50 @@ class Drive:
             self.agent.observe_end(live_agent_view(live))
         return live.state
 
-    # -- sync ----------------------------------------------------------------------------------
-    def run(self) -> EpisodeState:
-        """Drive until the episode ends (or waits for a human user); return its state."""
+    # -- the loop --------------------------------------------------------------------------
+    async def _loop(self, sync: bool) -> EpisodeState:
+        """The drive itself; ``sync`` calls ``act`` and never suspends (see :meth:`run`)."""
         try:
             live = self._begin()
             while (view := self._next_view(live)) is not None:
                 try:
-                    action = self.agent.act(view)
+                    action = self.agent.act(view) if sync else await self.agent.aact(view)
                 except Exception as exc:  # noqa: BLE001 - a failing agent ends the episode
                     self._fail(live, exc)
                     break
-                self._apply(live, action)
-                if self.pace_s > 0 and not live.state.ended:
-                    time.sleep(self.pace_s)
-        except (KeyboardInterrupt, SystemExit) as exc:
-            self._cancelled(exc)
-            raise
-        return self._end(live)
-
-    # -- async ---------------------------------------------------------------------------------
-    async def arun(self) -> EpisodeState:
-        """:meth:`run` with ``await agent.aact`` (a cancelled task ends the episode CANCELLED)."""
-        try:
-            live = self._begin()
-            while (view := self._next_view(live)) is not None:
-                try:
-                    action = await self.agent.aact(view)
-                except Exception as exc:  # noqa: BLE001 - a failing agent ends the episode
-                    self._fail(live, exc)
-                    break
-                if self.offload_steps:
+                if self.offload_steps and not sync:
                     await self._apply_in_thread(live, action)
                 else:
                     self._apply(live, action)
                 if self.pace_s > 0 and not live.state.ended:
-                    await asyncio.sleep(self.pace_s)
+                    if sync:
+                        time.sleep(self.pace_s)
+                    else:
+                        await asyncio.sleep(self.pace_s)
         except _CANCELS as exc:
             self._cancelled(exc)
             raise
         return self._end(live)
+
+    def run(self) -> EpisodeState:
+        """Drive synchronously until the episode ends (or waits for a human user).
+
+        The thin synchronous wrapper: the same coroutine as :meth:`arun`, stepped by hand
+        without an event loop (in sync mode it never suspends), so symbolic sweeps pay no
+        asyncio cost.
+        """
+        loop = self._loop(sync=True)
+        try:
+            loop.send(None)
+        except StopIteration as done:
+            state: EpisodeState = done.value
+            return state
+        loop.close()
+        raise RuntimeError("a synchronous drive suspended")  # pragma: no cover - by design
+
+    async def arun(self) -> EpisodeState:
+        """Drive with ``await agent.aact`` (a cancelled task ends the episode CANCELLED)."""
+        return await self._loop(sync=False)
 
     async def _apply_in_thread(self, live: LiveEpisode, action: AgentAction) -> None:
         step = asyncio.ensure_future(asyncio.to_thread(self._apply, live, action))
@@ -252,14 +273,7 @@ class Drive:
 
 
 def run(
-    log: EventLog,
-    episode_id: str,
-    agent: Agent | Policy,
-    *,
-    world_loader: WorldLoader | None = None,
-    voice: Voice | None = None,
-    max_steps: int = MAX_STEPS,
-    pace_s: float = 0.0,
+    log: EventLog, episode_id: str, agent: Agent | Policy, **options: Unpack[DriveOptions]
 ) -> EpisodeState:
     """Drive ``agent`` until the episode ends (or waits for a human user's reply).
 
@@ -267,46 +281,16 @@ def run(
         log: The event log.
         episode_id: The episode.
         agent: A life-cycle :class:`~core.agents.base.Agent` or a bare policy (``act`` only).
-        world_loader: ``benchmark -> HostWorld``.
-        voice: Override the header's user voice (e.g. a scripted LLM voice in tests).
-        max_steps: Bound on agent calls (reaching it aborts the episode as INTERNAL_ERROR).
-        pace_s: Pause after each action so a watcher can follow (0 = full speed).
+        **options: See :class:`DriveOptions` (world loader, voice, step bound, pacing).
 
     Returns:
         The episode state after the drive (``state.outcome`` is set when it ended).
     """
-    drive = Drive(
-        log,
-        episode_id,
-        agent,
-        world_loader=world_loader,
-        voice=voice,
-        max_steps=max_steps,
-        pace_s=pace_s,
-    )
-    return drive.run()
+    return Drive(log, episode_id, agent, **options).run()
 
 
 async def arun(
-    log: EventLog,
-    episode_id: str,
-    agent: Agent | Policy,
-    *,
-    world_loader: WorldLoader | None = None,
-    voice: Voice | None = None,
-    max_steps: int = MAX_STEPS,
-    pace_s: float = 0.0,
-    offload_steps: bool = False,
+    log: EventLog, episode_id: str, agent: Agent | Policy, **options: Unpack[DriveOptions]
 ) -> EpisodeState:
-    """Async :func:`run` (``await agent.aact``; see :class:`Drive` for ``offload_steps``)."""
-    drive = Drive(
-        log,
-        episode_id,
-        agent,
-        world_loader=world_loader,
-        voice=voice,
-        max_steps=max_steps,
-        pace_s=pace_s,
-        offload_steps=offload_steps,
-    )
-    return await drive.arun()
+    """Async :func:`run`: ``await agent.aact`` each turn (a cancelled task ends it CANCELLED)."""
+    return await Drive(log, episode_id, agent, **options).arun()

@@ -16,11 +16,13 @@ import functools
 import hashlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from core.agents.askbook import AskBook
+from core.agents.base import Agent
 from core.agents.factory import build_agent
 from core.agents.lessons import LessonBook, digest
 from core.agents.methods import method_spec, user_voice_for
@@ -29,7 +31,10 @@ from core.engine.eventlog import InMemoryEventLog
 from core.errors import LLMError
 from core.llm.types import ChatModel
 from core.model.episode import Outcome
+from core.model.intent import IntentGraph
+from core.model.persona import Persona
 from core.model.run import EpisodeKey, RunSpec
+from core.model.sample import Sample
 from core.runner.plan import SampleSource, entity_words, literal_intent, load_world
 
 EventRow = tuple[int, str, int, str]
@@ -166,20 +171,23 @@ def _record(
 
 
 @functools.lru_cache(maxsize=1)
-def _personas() -> dict[str, Any]:
+def _personas() -> Mapping[str, Persona]:
+    """The persona files, read once per process (read-only)."""
     from core.protocol.personas import load_personas
 
-    return dict(load_personas())
+    return MappingProxyType(load_personas())
 
 
-def _start(
+def _open(
     log: InMemoryEventLog,
     key: EpisodeKey,
     kid: str,
     spec: RunSpec,
     source: SampleSource,
     attempt: int,
-) -> tuple[str, Any, Any]:
+    **agent_kw: Any,
+) -> tuple[str, Sample, IntentGraph, Agent]:
+    """Start the episode of ``key`` and build its agent (``agent_kw``: books, client, costs)."""
     sample = source.sample(key.benchmark, key.sample_id)
     graph = source.graph(key.benchmark, sample.graph_id)
     eid = episode.start(
@@ -196,7 +204,9 @@ def _start(
         episode_id=episode_id_of(kid, attempt),
         world_loader=load_world,
     )
-    return eid, sample, graph
+    world = load_world(key.benchmark)
+    agent = build_agent(key.method, world=world, literal=literal_intent(sample, graph), **agent_kw)
+    return eid, sample, graph, agent
 
 
 def play_symbolic_unit(
@@ -227,15 +237,8 @@ def play_symbolic_unit(
     res = UnitResult()
     for key, kid in zip(keys, kids, strict=True):
         log = InMemoryEventLog()
-        world = load_world(key.benchmark)
-        eid, sample, graph = _start(log, key, kid, spec, source, attempts.get(kid, 0))
-        agent = build_agent(
-            key.method,
-            world=world,
-            literal=literal_intent(sample, graph),
-            askbook=book,
-            costs=costs,
-        )
+        attempt = attempts.get(kid, 0)
+        eid, _, _, agent = _open(log, key, kid, spec, source, attempt, askbook=book, costs=costs)
         episode.run(log, eid, agent, world_loader=load_world)
         res.records.append(_record(log, key, kid, eid, 0.0, kid not in skip))
     res.seconds = time.perf_counter() - t0
@@ -281,17 +284,12 @@ async def play_llm_unit(
         rec: EpisodeRecord | None = None
         for attempt in range(max_attempts):
             log = InMemoryEventLog()
-            eid, sample, graph = _start(log, key, kid, spec, source, attempts.get(kid, 0))
+            eid, sample, graph, agent = _open(
+                log, key, kid, spec, source, attempts.get(kid, 0), client=client, lessons=book
+            )
             if book is not None:
                 book.banned |= entity_words(graph, sample)
                 book.add_seen([sample.query])
-            agent = build_agent(
-                key.method,
-                world=world,
-                literal=literal_intent(sample, graph),
-                client=client,
-                lessons=book,
-            )
             drive = episode.Drive(
                 log, eid, agent, world_loader=load_world, offload_steps=voice_is_llm
             )
