@@ -134,7 +134,7 @@ class LLMAgent(AgentBase):
         self.last = result
         self.repairs.extend(result.repairs)
         if result.repairs:
-            raw = getattr(result.action, "raw", "")
+            raw = result.action.raw
             fixed = "" if not result.ok else render_action(result.action, view.tools)
             self._pending.extend(ActionRepair(name, raw, fixed) for name in result.repairs)
         if result.state is not None and self.memory is not None:
@@ -159,7 +159,7 @@ class LLMAgent(AgentBase):
     def _after_retry(self, result: ParseResult) -> ParseResult:
         rule = self._rule_problem(result)
         if rule is not None:
-            bad = Malformed(raw=getattr(result.action, "raw", ""), problems=(rule,))
+            bad = Malformed(raw=result.action.raw, problems=(rule,))
             return ParseResult(bad, result.repairs, result.state, result.state_label, (rule,))
         return result
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from core.model.cache import LockedLRU
 from core.model.config import ProtocolConfig
 from core.model.intent import Condition, GroundTruth, Intent
 from core.model.world import EnvAction, Observation, ToolSpec, Verdict
@@ -100,7 +101,13 @@ class WorldBase:
       config overrides it);
     * no tool call is a proposal;
     * a tool call mutates state when its tool's kind is ``write``.
+
+    It also gives each world its own memo tables (:meth:`memo`) for data derived purely from
+    the world (an agent's compiled plans), so no module keeps a cache keyed by world.
     """
+
+    MEMO_SIZE = 65_536
+    """Entries per memo table (least recently used dropped first)."""
 
     def tools(self) -> Sequence[ToolSpec]:
         """The agent-visible tools (every world defines its own)."""
@@ -124,3 +131,11 @@ class WorldBase:
             if t.name == action.tool:
                 return t.kind == "write"
         return False
+
+    def memo(self, name: str) -> LockedLRU[Any, Any]:
+        """The world's memo table ``name`` (created on first use; locked; bounded)."""
+        tables: dict[str, LockedLRU[Any, Any]] = self.__dict__.setdefault("_memo_tables", {})
+        got = tables.get(name)
+        if got is None:
+            got = tables.setdefault(name, LockedLRU(self.MEMO_SIZE))
+        return got
