@@ -6,8 +6,8 @@ inside the host world is measured by a timing proxy and subtracted, so the numbe
 protocol's own cost: rules, events, the state fold, the event log and the agent view.
 
 Baseline (same run, same episode): a stateless orchestrator that rebuilds the state by full
-replay of the stored events before every turn (``_LIVE`` cache cleared), as a page would without
-the incremental state.
+replay of the stored events before every turn (the log's ``live`` cache cleared), as a page
+would without the incremental state.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def _episode(turns: int, replay_each_turn: bool) -> tuple[float, int]:
     t0 = time.perf_counter()
     for a in _actions(turns):
         if replay_each_turn:
-            episode._LIVE.clear()
+            log.live.clear()
         v = episode.step(log, eid, a, world_loader=lambda b: world)  # type: ignore[arg-type,return-value]
         done += 1
         if v.ended:

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import sqlite_utils
 
 from core.errors import DriftBenchError, NotFoundError
+from core.model.cache import LockedLRU
 from core.paths import default_store_path
 
 STORE_SCHEMA_VERSION = 2
@@ -282,6 +283,7 @@ class Store:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._local = threading.local()
+        self.live: LockedLRU[str, Any] = LockedLRU()  # live episodes (core.engine.live)
 
     # -- connections -------------------------------------------------------------------------
     @classmethod

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.agents.base import Agent
 
 AgentFactory = Callable[..., Any]
 _FACTORIES: dict[str, AgentFactory] = {}
@@ -19,7 +22,7 @@ def register_agent(name: str, factory: AgentFactory) -> None:
     _FACTORIES[name.upper()] = factory
 
 
-def make_agent(spec: str, **kwargs: Any) -> Any:
+def make_agent(spec: str, **kwargs: Any) -> Agent:
     """Build an agent from a method name (``ORACLE``, ``NOOP`` or a registered one).
 
     Args:
@@ -38,4 +41,5 @@ def make_agent(spec: str, **kwargs: Any) -> Any:
     factory = _FACTORIES.get(spec.upper())
     if factory is None:
         raise ConfigError(f"unknown agent {spec!r}; known: {sorted(_FACTORIES)}", field="agent")
-    return factory(**kwargs)
+    agent: Agent = factory(**kwargs)
+    return agent

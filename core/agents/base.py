@@ -1,37 +1,180 @@
-"""The agent protocol: how the episode driver talks to a policy.
+"""The agent life cycle: how the episode driver talks to a policy.
 
-The typed actions an agent returns live in :mod:`core.model.actions`.
+One protocol, stated once (:class:`Agent`) with no-op defaults (:class:`AgentBase`); the driver
+(:mod:`core.engine.driver`) calls exactly these hooks, in this order, and nothing else:
+
+1. ``bind(ctx)`` once when a drive starts (again if a later drive continues the episode), with
+   an :class:`EpisodeBinding`: the episode id, the event feed the agent may read, and — for
+   agents that declare ``privileged = True`` only (ORACLE, the RS skylines) — the truth probe;
+2. ``act(view)`` (sync drives) or ``await aact(view)`` (async drives) per turn, each followed by
+   ``pop_repairs()``: how the agent's parser fixed the reply behind that action;
+3. ``observe_end(view)`` once the episode has ended (also after an error ending);
+4. ``cost_usd``: the agent's spend so far, read by the sweep when the episode is written.
+
+An object with only ``act`` (a scripted test policy) is lifted into the life cycle by
+:func:`as_agent`. The typed actions an agent returns live in :mod:`core.model.actions`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from core.model.actions import Ask, EnvOp, Malformed, Propose
+from core.model.actions import AgentAction
 
 if TYPE_CHECKING:
+    from core.agents.wire import ActionRepair
+    from core.envs.base import HostWorld
+    from core.model.config import ProtocolConfig
     from core.model.episode import AgentView
+    from core.model.events import Event
+    from core.model.intent import Intent
+
+
+class EventFeed(Protocol):
+    """Where a bound agent reads the episode's events from (an event log, or a prefix of one)."""
+
+    def events(self, episode_id: str) -> list[Event]:
+        """Return the episode's events in ``seq`` order."""
+        ...
+
+
+@runtime_checkable
+class TruthProbe(Protocol):
+    """Privileged read access to the episode's hidden state (ORACLE and RS skylines only)."""
+
+    @property
+    def world(self) -> HostWorld:
+        """The host world."""
+        ...
+
+    @property
+    def config(self) -> ProtocolConfig:
+        """The protocol config."""
+        ...
+
+    def current_intent(self) -> Intent:
+        """The user's current intent."""
+        ...
+
+    def due(self) -> int:
+        """Number of due shifts."""
+        ...
+
+    def patience(self) -> float:
+        """Patience left."""
+        ...
+
+    def owed_hidden(self) -> list[str]:
+        """Hidden (or shifted) slots of the current intent the agent does not know yet."""
+        ...
+
+
+@dataclass(frozen=True)
+class EpisodeBinding:
+    """What an agent receives when it is bound to an episode.
+
+    Attributes:
+        episode_id: The episode.
+        feed: The event log the agent may read. Today every agent gets the whole log (the
+            symbolic policies read only user replies and observations from it); narrowing
+            agents to what the agent view shows means changing this one field.
+        truth: The privileged probe; set only for agents with ``privileged = True``.
+    """
+
+    episode_id: str
+    feed: EventFeed
+    truth: TruthProbe | None = None
+
+    def events(self) -> list[Event]:
+        """The episode's events as the feed shows them now."""
+        return self.feed.events(self.episode_id)
 
 
 @runtime_checkable
 class Agent(Protocol):
-    """A policy that maps the agent-side view to one action.
+    """A policy with the full life cycle (see the module docstring for the call order).
 
     Attributes:
-        spec: The agent spec recorded in the episode header (e.g. ``ORACLE``, a model id).
+        spec: The agent spec (e.g. ``ORACLE``, a model label).
+        privileged: Whether the driver hands this agent the truth probe.
+        cost_usd: LLM spend so far (0 for offline policies).
     """
 
     spec: str
+    privileged: bool
+    cost_usd: float
 
-    def act(self, view: AgentView) -> EnvOp | Ask | Propose | Malformed:
-        """Return the next action for ``view`` (never raise for ordinary situations)."""
+    def bind(self, ctx: EpisodeBinding) -> None:
+        """Receive the episode binding before the first action of a drive."""
         ...
 
+    def act(self, view: AgentView) -> AgentAction:
+        """Return the next action for ``view``."""
+        ...
 
-@runtime_checkable
-class EndObserver(Protocol):
-    """Optional agent hook called once the episode has ended."""
+    async def aact(self, view: AgentView) -> AgentAction:
+        """Async :meth:`act` (same decisions)."""
+        ...
+
+    def pop_repairs(self) -> list[ActionRepair]:
+        """Return (and forget) the parser repairs behind the actions since the last call."""
+        ...
 
     def observe_end(self, view: AgentView) -> None:
-        """Receive the final agent view (e.g. to distil a lesson)."""
+        """Receive the final agent view once the episode has ended."""
         ...
+
+
+class Policy(Protocol):
+    """The least an agent must define: one action per view."""
+
+    def act(self, view: AgentView) -> AgentAction:
+        """Return the next action for ``view``."""
+        ...
+
+
+class AgentBase:
+    """No-op defaults for every life-cycle hook; agents subclass it and override ``act``."""
+
+    spec: str = "agent"
+    privileged: bool = False
+    cost_usd: float = 0.0
+
+    def bind(self, ctx: EpisodeBinding) -> None:
+        """Ignore the binding (agents that read events or the truth override this)."""
+
+    def act(self, view: AgentView) -> AgentAction:
+        """Return the next action (every agent defines its own)."""
+        raise NotImplementedError(f"{type(self).__name__} does not define act()")
+
+    async def aact(self, view: AgentView) -> AgentAction:
+        """Run :meth:`act` (agents with real async work override this)."""
+        return self.act(view)
+
+    def pop_repairs(self) -> list[ActionRepair]:
+        """No repairs (only agents that parse model replies make any)."""
+        return []
+
+    def observe_end(self, view: AgentView) -> None:
+        """Ignore the end (learning agents override this)."""
+
+
+class PolicyAgent(AgentBase):
+    """A bare :class:`Policy` inside the life cycle: its ``act``, no-op defaults elsewhere."""
+
+    spec = "policy"
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+
+    def act(self, view: AgentView) -> AgentAction:
+        """The wrapped policy's action."""
+        return self.policy.act(view)
+
+
+def as_agent(obj: Agent | Policy) -> Agent:
+    """Return ``obj`` as a life-cycle :class:`Agent` (a bare policy is wrapped)."""
+    if isinstance(obj, AgentBase | Agent):
+        return obj
+    return PolicyAgent(obj)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.agents.askbook import AskBook
+from core.agents.base import Agent, EpisodeBinding
 from core.agents.lessons import LessonBook
 from core.agents.llm_agent import LLMAgent
 from core.agents.methods import method_spec
@@ -23,8 +22,13 @@ SYMBOLIC_NOTE = (
 class InformedLLMAgent(LLMAgent):
     """RS skyline LLM agent: renders the user's current intent from the truth probe."""
 
-    def bind_truth(self, truth: Any) -> None:
-        """Receive the orchestrator's truth probe."""
+    privileged = True
+
+    def bind(self, ctx: EpisodeBinding) -> None:
+        """Receive the driver's truth probe."""
+        truth = ctx.truth
+        if truth is None:
+            return
         world = truth.world
 
         def feed() -> str:
@@ -43,7 +47,7 @@ def build_agent(
     askbook: AskBook | None = None,
     lessons: LessonBook | None = None,
     costs: dict[str, float] | None = None,
-) -> Any:
+) -> Agent:
     """Return the policy for ``method`` (symbolic when ``client`` is None, else LLM).
 
     Args:

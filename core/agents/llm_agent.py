@@ -11,9 +11,10 @@ identical across re-runs, so the response cache makes a re-run free.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any
 
+from core.agents.base import AgentBase
 from core.agents.lessons import LessonBook
 from core.agents.methods import MethodSpec, method_spec
 from core.agents.prompts import system_prompt, turn_prompt
@@ -28,8 +29,11 @@ IntentFeed = Callable[[], str]
 
 STATE_LABEL = "MEMORY"
 
+_Turn = Generator[list[dict[str, Any]], LLMResponse, ActionT]
+"""One turn in progress: yields model requests, receives responses, returns the action."""
 
-class LLMAgent:
+
+class LLMAgent(AgentBase):
     """A language-model policy for one method.
 
     Args:
@@ -130,7 +134,7 @@ class LLMAgent:
         self.last = result
         self.repairs.extend(result.repairs)
         if result.repairs:
-            raw = getattr(result.action, "raw", "")
+            raw = result.action.raw
             fixed = "" if not result.ok else render_action(result.action, view.tools)
             self._pending.extend(ActionRepair(name, raw, fixed) for name in result.repairs)
         if result.state is not None and self.memory is not None:
@@ -155,46 +159,56 @@ class LLMAgent:
     def _after_retry(self, result: ParseResult) -> ParseResult:
         rule = self._rule_problem(result)
         if rule is not None:
-            bad = Malformed(raw=getattr(result.action, "raw", ""), problems=(rule,))
+            bad = Malformed(raw=result.action.raw, problems=(rule,))
             return ParseResult(bad, result.repairs, result.state, result.state_label, (rule,))
         return result
 
     # -- acting --------------------------------------------------------------------------------
-    def act(self, view: AgentView) -> ActionT:
-        """Return the next action (one call, plus one re-prompt when the reply is unusable)."""
+    def _turn(self, view: AgentView) -> _Turn:
+        """One turn, free of I/O: yields each request, receives its response, returns the action.
+
+        One call, plus one re-prompt when the reply is unusable; :meth:`act` and :meth:`aact`
+        only carry the requests to the client (the same prompts and cache keys either way).
+        """
         msgs = self.messages(view)
-        resp = self.client.complete(msgs, namespace=self.namespace)
+        resp = yield msgs
         self._account(resp)
         result = self._parse(resp, view)
         problem = self._problem(result)
         if problem is not None:
             first = resp.text
             self.repairs.append("reprompt")
-            resp = self.client.complete(
-                self._reprompt(msgs, resp.text, problem), namespace=self.namespace
-            )
+            resp = yield self._reprompt(msgs, resp.text, problem)
             self._account(resp)
             self._pending.append(ActionRepair(f"reprompt: {problem}", first, resp.text))
             result = self._after_retry(self._parse(resp, view))
         return self._finish(result, view)
 
+    @staticmethod
+    def _resume(turn: _Turn, reply: LLMResponse) -> list[dict[str, Any]] | ActionT:
+        """Hand ``reply`` to the turn: its next request, or its action once it is done."""
+        try:
+            return turn.send(reply)
+        except StopIteration as done:
+            action: ActionT = done.value
+            return action
+
+    def act(self, view: AgentView) -> ActionT:
+        """Return the next action (blocking model calls)."""
+        turn = self._turn(view)
+        step: list[dict[str, Any]] | ActionT = next(turn)
+        while isinstance(step, list):
+            step = self._resume(turn, self.client.complete(step, namespace=self.namespace))
+        return step
+
     async def aact(self, view: AgentView) -> ActionT:
         """Async :meth:`act` (same prompts, same cache keys)."""
-        msgs = self.messages(view)
-        resp = await self.client.acomplete(msgs, namespace=self.namespace)
-        self._account(resp)
-        result = self._parse(resp, view)
-        problem = self._problem(result)
-        if problem is not None:
-            first = resp.text
-            self.repairs.append("reprompt")
-            resp = await self.client.acomplete(
-                self._reprompt(msgs, resp.text, problem), namespace=self.namespace
-            )
-            self._account(resp)
-            self._pending.append(ActionRepair(f"reprompt: {problem}", first, resp.text))
-            result = self._after_retry(self._parse(resp, view))
-        return self._finish(result, view)
+        turn = self._turn(view)
+        step: list[dict[str, Any]] | ActionT = next(turn)
+        while isinstance(step, list):
+            reply = await self.client.acomplete(step, namespace=self.namespace)
+            step = self._resume(turn, reply)
+        return step
 
     def pop_repairs(self) -> list[ActionRepair]:
         """Return the repairs behind the action(s) since the last call (then forget them).

@@ -1,17 +1,17 @@
 """Scripted agents for tests and conformance: ORACLE (perfect play) and NOOP (never works).
 
-The oracle is privileged: the orchestrator binds a :class:`core.engine.episode.Truth` probe to
-it, so it knows the user's current intent and whether a shift is due. It flushes due shifts with a
-question, asks about still-owed hidden slots while patience allows, then executes the host's
-compiled recipe for the current intent and proposes. Everything else it needs is read from the
-agent view, so a fresh instance continues any episode (forks reproduce exactly).
+The oracle is privileged (``privileged = True``): the driver hands it the truth probe in its
+:class:`~core.agents.base.EpisodeBinding`, so it knows the user's current intent and whether a
+shift is due. It flushes due shifts with a question, asks about still-owed hidden slots while
+patience allows, then executes the host's compiled recipe for the current intent and proposes.
+Everything else it needs is read from the agent view, so a fresh instance continues any episode
+(forks reproduce exactly).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.agents import register_agent
+from core.agents.base import AgentBase, EpisodeBinding, TruthProbe
 from core.model.actions import Ask, EnvOp, Malformed, Propose
 from core.model.episode import AgentView
 from core.model.world import EnvAction
@@ -38,19 +38,20 @@ def _times_asked(view: AgentView, slot: str) -> int:
     )
 
 
-class OracleAgent:
-    """Perfect scripted play (needs ``bind_truth`` before ``act``)."""
+class OracleAgent(AgentBase):
+    """Perfect scripted play (needs to be bound, with the truth probe, before ``act``)."""
 
     spec = "ORACLE"
+    privileged = True
 
     def __init__(self, recover: bool = True, max_asks_per_slot: int = 2) -> None:
         self.recover = recover
         self.max_asks_per_slot = max_asks_per_slot
-        self.truth: Any = None
+        self.truth: TruthProbe | None = None
 
-    def bind_truth(self, truth: Any) -> None:
+    def bind(self, ctx: EpisodeBinding) -> None:
         """Receive the privileged truth probe."""
-        self.truth = truth
+        self.truth = ctx.truth
 
     def act(self, view: AgentView) -> EnvOp | Ask | Propose | Malformed:
         """Return the next perfect action."""
@@ -59,7 +60,7 @@ class OracleAgent:
         t = self.truth
         if t is None:
             raise RuntimeError(
-                "OracleAgent needs bind_truth() (run it through core.engine.episode.run)"
+                "OracleAgent needs the truth probe (drive it with core.engine.episode.run)"
             )
         cfg = t.config
         cq, eps = cfg.cost_question, cfg.epsilon
@@ -79,12 +80,13 @@ class OracleAgent:
     def _ask(self, slots: list[str]) -> Ask:
         if not slots:
             return Ask(text="Is there anything else I should know?", asks=())
+        assert self.truth is not None
         cond = self.truth.current_intent().slot_map()[slots[0]]
         label = slot_label(self.truth.world, cond)
         return Ask(text=f"What {label} would you like?", asks=tuple(slots))
 
 
-class NoOpAgent:
+class NoOpAgent(AgentBase):
     """Never works the environment; proposes at once, every turn (runs to exhaustion)."""
 
     spec = "NOOP"

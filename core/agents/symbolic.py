@@ -21,19 +21,21 @@ executes them one per turn, and proposes. Methods differ only in their question 
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.agents.askbook import AskBook, signature, slot_family
+from core.agents.base import AgentBase, EpisodeBinding, EventFeed
 from core.agents.methods import MethodSpec, method_spec
-from core.envs.base import HostWorld
+from core.envs.base import HostWorld, WorldBase
 from core.errors import DriftBenchError
 from core.model.actions import Ask, EnvOp, Malformed, Propose
+from core.model.cache import LockedLRU
 from core.model.episode import AgentView
 from core.model.events import Event, ObservationRecorded, UserReplied
 from core.model.intent import Condition, Intent
 from core.model.world import EnvAction
+from core.protocol.hooks import compile_intent
 
 ActionT = EnvOp | Ask | Propose | Malformed
 IntentSource = Callable[[], Intent]
@@ -43,28 +45,23 @@ RESERVE_REJECTIONS = 1
 """A2/A3 keep this many rejections affordable when planning questions."""
 
 
-_COMPILE_CACHE_MAX = 65_536
-_Plan = tuple[EnvAction, ...] | None
-_COMPILED: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], _Plan]] = (
-    weakref.WeakKeyDictionary()
-)
-"""Per world: compiled plans by (benchmark, env, base, condition keys). ``compile_intent`` is a
-pure function of the intent's content, and the same beliefs recur across personas, methods and
-seeds of one sample, so a sweep compiles each belief once per process."""
+_Plan = tuple[EnvAction, ...]
+_UNCOMPILABLE: Any = object()
+"""Memo value of a belief the host cannot compile."""
 
 
 class _NotCompilable(Exception):
     """The host cannot compile this belief (the planner relaxes a condition and retries)."""
 
 
-def _compile_table(world: Any) -> dict[tuple[Any, ...], _Plan] | None:
-    try:
-        table = _COMPILED.get(world)
-        if table is None:
-            table = _COMPILED[world] = {}
-    except TypeError:  # a world that cannot be weakly referenced: no memo
-        return None
-    return table
+def _memo(world: HostWorld, name: str) -> LockedLRU[Any, Any] | None:
+    """The world's own memo table (worlds without one, e.g. test doubles, get none).
+
+    ``compile_intent`` is a pure function of the intent's content, and the same beliefs recur
+    across personas, methods and seeds of one sample, so a sweep compiles each belief once per
+    process and world.
+    """
+    return world.memo(name) if isinstance(world, WorldBase) else None
 
 
 def _label(slot: str) -> str:
@@ -74,7 +71,7 @@ def _label(slot: str) -> str:
     )
 
 
-class SymbolicAgent:
+class SymbolicAgent(AgentBase):
     """One symbolic policy (see the module docstring for the per-method strategies).
 
     Args:
@@ -126,21 +123,28 @@ class SymbolicAgent:
         self.sig = signature(literal.benchmark, self.belief)
         self._seen = 0
         self._tools = {t.name: t for t in world.tools()}
+        self._binding: EpisodeBinding | None = None
+        self._plans = _memo(world, "symbolic_plans")
+        self._call_keys = _memo(world, "symbolic_call_keys")
 
     # -- observation ---------------------------------------------------------------------------
-    def attach(self, log: Any, episode_id: str) -> None:
-        """Read agent-observable events of ``episode_id`` from ``log`` before each action.
+    def bind(self, ctx: EpisodeBinding) -> None:
+        """Read agent-observable events from the binding's feed before each action.
 
         Only user replies (their text and structured disclosures) and environment observations
-        are used; hidden state in other events is never read.
+        are used; hidden state in other events is never read. Binding again (a later drive of
+        the same episode) keeps the agent's memory and continues where it stopped reading.
         """
-        self._log, self._eid = log, episode_id
+        self._binding = ctx
+
+    def attach(self, log: EventFeed, episode_id: str) -> None:
+        """Bind to ``episode_id`` read from ``log`` (no truth probe): :meth:`bind` by hand."""
+        self.bind(EpisodeBinding(episode_id=episode_id, feed=log))
 
     def _pull(self) -> None:
-        log = getattr(self, "_log", None)
-        if log is None:
+        if self._binding is None:
             return
-        events = log.events(self._eid)
+        events = self._binding.events()
         new = events[self._seen :]
         self._seen = len(events)
         self.observe(new)
@@ -194,7 +198,7 @@ class SymbolicAgent:
         self.acted = True
         spec = self._tools.get(ev.action.tool)
         if spec is not None and spec.kind == "write":
-            key = _call_key(ev.action)
+            key = self._call_key(ev.action)
             if ev.ok:
                 self.done_writes.append(key)
             else:
@@ -220,35 +224,29 @@ class SymbolicAgent:
             return list(self.intent_source().conditions)
         return [c for s, c in sorted(self.belief.items()) if s not in self.dropped]
 
-    def _compile_one(self, fn: Callable[[Intent], Any], conds: list[Condition]) -> list[EnvAction]:
+    def _compile_one(self, conds: list[Condition]) -> list[EnvAction]:
         """``compile_intent`` of the intent over ``conds``, memoised per world (pure)."""
         lit = self.literal
         key = (lit.benchmark, lit.env_id, lit.base, tuple(sorted(c.key() for c in conds)))
-        table = _compile_table(self.world)
-        if table is not None and key in table:
-            got = table[key]
-        else:
-            try:
-                got = tuple(fn(self._intent(conds)))
-            except (DriftBenchError, KeyError, ValueError, TypeError):
-                got = None
-            if table is not None:
-                if len(table) >= _COMPILE_CACHE_MAX:
-                    table.clear()
-                table[key] = got
+        table = self._plans
+        got = table.get(key) if table is not None else None
         if got is None:
+            try:
+                got = tuple(compile_intent(self.world, self._intent(conds)))
+            except (DriftBenchError, KeyError, ValueError, TypeError):
+                got = _UNCOMPILABLE
+            if table is not None:
+                table.put(key, got)
+        if got is _UNCOMPILABLE:
             raise _NotCompilable
         return list(got)
 
     def _compile(self, conds: list[Condition]) -> list[EnvAction]:
-        fn = getattr(self.world, "compile_intent", None)
-        if not callable(fn):
-            return []
         order = sorted(conds, key=lambda c: (c.slot in self.confirmed, c.slot))
         attempt = list(conds)
         for _ in range(len(conds) + 1):
             try:
-                return self._compile_one(fn, attempt)
+                return self._compile_one(attempt)
             except _NotCompilable:
                 if not order:
                     break
@@ -270,7 +268,7 @@ class SymbolicAgent:
             done = list(self.done_writes)
             todo = []
             for a in actions:
-                k = _call_key(a)
+                k = self._call_key(a)
                 if k in done:
                     done.remove(k)
                 else:
@@ -379,6 +377,18 @@ class SymbolicAgent:
         if target is not None:
             self.dropped.add(target)
 
+    def _call_key(self, action: EnvAction) -> str:
+        """``tool + sorted-JSON args``, memoised per action object (plans are shared, immutable)."""
+        memo = self._call_keys
+        if memo is None:
+            return _plain_call_key(action)
+        got = memo.get(id(action))
+        if got is not None and got[0] is action:
+            return str(got[1])
+        key = _plain_call_key(action)
+        memo.put(id(action), (action, key))
+        return key
+
     # -- the policy ------------------------------------------------------------------------------
     def act(self, view: AgentView) -> ActionT:
         """Return the next action for ``view``."""
@@ -423,11 +433,15 @@ class SymbolicAgent:
 
 
 class InformedSymbolicAgent(SymbolicAgent):
-    """RS skyline: receives the orchestrator's truth probe for the user's current intent."""
+    """RS skyline: receives the driver's truth probe for the user's current intent."""
 
-    def bind_truth(self, truth: Any) -> None:
-        """Use the probe's current intent as the belief source."""
-        self.intent_source = truth.current_intent
+    privileged = True
+
+    def bind(self, ctx: EpisodeBinding) -> None:
+        """Bind as any symbolic agent; use the probe's current intent as the belief source."""
+        super().bind(ctx)
+        if ctx.truth is not None:
+            self.intent_source = ctx.truth.current_intent
 
 
 def _json(value: str) -> str:
@@ -436,18 +450,7 @@ def _json(value: str) -> str:
     return json.dumps(value)
 
 
-_CALL_KEYS: dict[int, tuple[EnvAction, str]] = {}
-
-
-def _call_key(action: EnvAction) -> str:
-    """``tool + sorted-JSON args``, memoised per action object (plans are shared, immutable)."""
-    got = _CALL_KEYS.get(id(action))
-    if got is not None and got[0] is action:
-        return got[1]
+def _plain_call_key(action: EnvAction) -> str:
     import json
 
-    key = action.tool + json.dumps(action.args, sort_keys=True, default=str)
-    if len(_CALL_KEYS) >= 65_536:
-        _CALL_KEYS.clear()
-    _CALL_KEYS[id(action)] = (action, key)
-    return key
+    return action.tool + json.dumps(action.args, sort_keys=True, default=str)

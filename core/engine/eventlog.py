@@ -3,6 +3,11 @@
 The SQLite store (:mod:`core.store`) implements the same :class:`EventLog` protocol; tests and
 benchmarks use :class:`InMemoryEventLog`. The log is append-only and ``seq`` numbers are
 contiguous from 0 per episode.
+
+Every log owns the engine's cache of live episodes (:attr:`EventLog.live`: the replayed state
+and the open environment session of recently stepped episodes, see :mod:`core.engine.live`),
+created in its constructor and locked, so two sessions sharing a log share it safely and two
+logs never see each other's entries.
 """
 
 from __future__ import annotations
@@ -12,13 +17,20 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from core.errors import NotFoundError, ProtocolError
+from core.model.cache import LockedLRU
 from core.model.episode import EpisodeHeader, Outcome
 from core.model.events import Event
 
 
 @runtime_checkable
 class EventLog(Protocol):
-    """Where episodes are written. Append-only; seq contiguous."""
+    """Where episodes are written. Append-only; seq contiguous.
+
+    Attributes:
+        live: The engine's live-episode cache for this log (episode id → live state).
+    """
+
+    live: LockedLRU[str, Any]
 
     def create_episode(self, header: EpisodeHeader) -> None:
         """Create an empty episode (ProtocolError if the id exists)."""
@@ -54,6 +66,7 @@ class InMemoryEventLog:
 
     def __init__(self) -> None:
         self._eps: dict[str, _Record] = {}
+        self.live: LockedLRU[str, Any] = LockedLRU()  # live episodes (core.engine.live)
 
     def create_episode(self, header: EpisodeHeader) -> None:
         """Create an empty episode."""

@@ -7,9 +7,11 @@ bumping :data:`PROTOCOL_VERSION`, never silently.
 
 from __future__ import annotations
 
-from typing import Literal
+import functools
+from collections.abc import Mapping
+from typing import Any, Literal, Self
 
-from pydantic import Field, field_validator
+from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from core.model.base import Strict, content_hash
 
@@ -18,6 +20,13 @@ PROTOCOL_VERSION = "proto-1"
 
 OPERATORS = ("refine", "relax", "substitute", "pivot")
 """Shift categories, in canonical order."""
+
+WEBSHOP_ACCEPT_THRESHOLD = 0.999
+"""WebShop accepts a purchase whose reward reaches this (and whose price is within the cap)."""
+
+_OMITTED_AT_DEFAULT = {"webshop_accept_threshold": WEBSHOP_ACCEPT_THRESHOLD}
+"""Fields added after ``proto-1`` shipped: stored (and hashed) only when they differ from their
+default, so every config written before them keeps its hash, its run ids and its bytes."""
 
 
 class BenchmarkProtocol(Strict):
@@ -80,6 +89,12 @@ class ProtocolConfig(Strict):
     tau2_acceptance: Literal["actions", "exact_state"] = Field(
         default="actions", description="τ² acceptance: golden writes executed, or state hash."
     )
+    webshop_accept_threshold: float = Field(
+        default=WEBSHOP_ACCEPT_THRESHOLD,
+        gt=0,
+        le=1,
+        description="WebShop acceptance: a purchase's reward must reach this.",
+    )
     patience_visible: bool | None = Field(
         default=None,
         description="Force the meter on/off for agents; None = by method (A2, A3 show it).",
@@ -100,9 +115,30 @@ class ProtocolConfig(Strict):
             "env_action": self.cost_env_action,
         }
 
-    def config_hash(self) -> str:
-        """Return the content hash of the full config (stored in every episode header)."""
+    @model_serializer(mode="wrap")
+    def _omit_new_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        for name, default in _OMITTED_AT_DEFAULT.items():
+            if name in out and out[name] == default:
+                del out[name]
+        return out
+
+    @functools.cached_property
+    def _hash(self) -> str:
         return content_hash(self.model_dump(mode="json"))
+
+    def config_hash(self) -> str:
+        """Return the content hash of the full config (stored in every episode header).
+
+        Computed once per config object (the config is frozen; a sweep shares one).
+        """
+        return self._hash
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy (with ``update`` applied) that computes its own hash."""
+        out = super().model_copy(update=update, deep=deep)
+        out.__dict__.pop("_hash", None)
+        return out
 
     def for_benchmark(self, benchmark: str) -> BenchmarkProtocol:
         """Return the settings of ``benchmark`` (equal mix and the default cap if unlisted)."""

@@ -42,6 +42,10 @@ class TerminationReason(StrEnum):
     AGENT_ERROR = "agent_error"
     VOICE_ERROR = "voice_error"
     INTERNAL_ERROR = "internal_error"
+    LLM_ERROR = "llm_error"
+    """The agent's model calls failed (after the client's retries)."""
+    CANCELLED = "cancelled"
+    """The drive was cancelled or interrupted (a resume plays the episode again)."""
 
 
 class EpisodeHeader(Strict):

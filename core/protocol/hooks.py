@@ -1,8 +1,10 @@
 """Optional host-world hooks the protocol uses, each with a documented default.
 
-:class:`~core.envs.base.HostWorld` fixes the required surface. Worlds may additionally define
-the methods below; this module is the single place that probes for them, so the rest of the
-protocol calls plain functions.
+:class:`~core.envs.base.HostWorld` fixes the required surface, including how proposals are
+judged (``judge``, ``is_proposal_action``, ``is_mutating``; defaults in
+:class:`~core.envs.base.WorldBase`). Worlds may additionally define the presentation hooks
+below; this module is the single place that probes for them, so the rest of the protocol calls
+plain functions.
 
 =========================  ==========================================================
 hook                       default
@@ -13,8 +15,6 @@ hook                       default
                            stopwords)
 ``context_facts(intent)``  ``intent.context``
 ``unmet_slots(i, s)``      ``None`` (the protocol falls back to the owed slots)
-``is_proposal_action(a)``  ``False``
-``is_mutating(a)``         tool kind is ``write`` in ``world.tools()``
 ``final_answer_format()``  a generic note
 ``compile_intent(i)``      ``[]`` (the oracle then cannot act)
 ``max_observation_chars``  4000
@@ -93,23 +93,6 @@ def unmet_slots(world: HostWorld, intent: Intent, session: EnvSession) -> list[s
         got = fn(intent, session)
         return None if got is None else [str(s) for s in got]
     return None
-
-
-def is_proposal_action(world: HostWorld, action: EnvAction) -> bool:
-    """Return whether an environment action is itself a proposal (WebShop Buy Now)."""
-    fn = getattr(world, "is_proposal_action", None)
-    return bool(fn(action)) if callable(fn) else False
-
-
-def is_mutating(world: HostWorld, action: EnvAction) -> bool:
-    """Return whether an environment action writes state."""
-    fn = getattr(world, "is_mutating", None)
-    if callable(fn):
-        return bool(fn(action))
-    for t in world.tools():
-        if t.name == action.tool:
-            return t.kind == "write"
-    return False
 
 
 def final_answer_format(world: HostWorld) -> str:

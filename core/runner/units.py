@@ -16,11 +16,13 @@ import functools
 import hashlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from core.agents.askbook import AskBook
+from core.agents.base import Agent
 from core.agents.factory import build_agent
 from core.agents.lessons import LessonBook, digest
 from core.agents.methods import method_spec, user_voice_for
@@ -29,7 +31,10 @@ from core.engine.eventlog import InMemoryEventLog
 from core.errors import LLMError
 from core.llm.types import ChatModel
 from core.model.episode import Outcome
+from core.model.intent import IntentGraph
+from core.model.persona import Persona
 from core.model.run import EpisodeKey, RunSpec
+from core.model.sample import Sample
 from core.runner.plan import SampleSource, entity_words, literal_intent, load_world
 
 EventRow = tuple[int, str, int, str]
@@ -138,18 +143,6 @@ def units_of(keys: Sequence[EpisodeKey], spec: RunSpec) -> list[list[EpisodeKey]
     return out
 
 
-class _Raiser:
-    """An agent whose first action raises (ends an episode as ERROR through the engine)."""
-
-    spec = "error"
-
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
-
-    def act(self, view: Any) -> Any:
-        raise self.exc
-
-
 def _serialiser(ev: Any) -> Any:
     return ev.__pydantic_serializer__
 
@@ -178,20 +171,23 @@ def _record(
 
 
 @functools.lru_cache(maxsize=1)
-def _personas() -> dict[str, Any]:
+def _personas() -> Mapping[str, Persona]:
+    """The persona files, read once per process (read-only)."""
     from core.protocol.personas import load_personas
 
-    return dict(load_personas())
+    return MappingProxyType(load_personas())
 
 
-def _start(
+def _open(
     log: InMemoryEventLog,
     key: EpisodeKey,
     kid: str,
     spec: RunSpec,
     source: SampleSource,
     attempt: int,
-) -> tuple[str, Any, Any]:
+    **agent_kw: Any,
+) -> tuple[str, Sample, IntentGraph, Agent]:
+    """Start the episode of ``key`` and build its agent (``agent_kw``: books, client, costs)."""
     sample = source.sample(key.benchmark, key.sample_id)
     graph = source.graph(key.benchmark, sample.graph_id)
     eid = episode.start(
@@ -208,7 +204,9 @@ def _start(
         episode_id=episode_id_of(kid, attempt),
         world_loader=load_world,
     )
-    return eid, sample, graph
+    world = load_world(key.benchmark)
+    agent = build_agent(key.method, world=world, literal=literal_intent(sample, graph), **agent_kw)
+    return eid, sample, graph, agent
 
 
 def play_symbolic_unit(
@@ -239,52 +237,12 @@ def play_symbolic_unit(
     res = UnitResult()
     for key, kid in zip(keys, kids, strict=True):
         log = InMemoryEventLog()
-        world = load_world(key.benchmark)
-        eid, sample, graph = _start(log, key, kid, spec, source, attempts.get(kid, 0))
-        agent = build_agent(
-            key.method,
-            world=world,
-            literal=literal_intent(sample, graph),
-            askbook=book,
-            costs=costs,
-        )
-        if hasattr(agent, "attach"):
-            agent.attach(log, eid)
+        attempt = attempts.get(kid, 0)
+        eid, _, _, agent = _open(log, key, kid, spec, source, attempt, askbook=book, costs=costs)
         episode.run(log, eid, agent, world_loader=load_world)
         res.records.append(_record(log, key, kid, eid, 0.0, kid not in skip))
     res.seconds = time.perf_counter() - t0
     return res
-
-
-async def _drive_llm(
-    log: InMemoryEventLog, eid: str, agent: Any, *, offload_steps: bool = False
-) -> None:
-    """The async twin of :func:`core.engine.episode.run` (bind truth, act, step until the end).
-
-    The agent's parser repairs are recorded with each step (``repair`` events). Steps run on
-    the event loop (they take well under a millisecond with the template voice); with an LLM
-    user voice (``offload_steps``) each step makes a blocking model call and runs in a thread.
-    """
-    if hasattr(agent, "bind_truth"):
-        agent.bind_truth(episode.truth(log, eid, world_loader=load_world))
-    for _ in range(10_000):
-        view = episode.agent_view(log, eid, world_loader=load_world)
-        if view.ended or view.awaiting_user:
-            break
-        if hasattr(agent, "aact"):
-            action = await agent.aact(view)
-        else:
-            action = agent.act(view)
-        repairs = episode._pop_repairs(agent)
-        if offload_steps:
-            await asyncio.to_thread(
-                episode.step, log, eid, action, world_loader=load_world, repairs=repairs
-            )
-        else:
-            episode.step(log, eid, action, world_loader=load_world, repairs=repairs)
-    view = episode.agent_view(log, eid, world_loader=load_world)
-    if view.ended and hasattr(agent, "observe_end"):
-        agent.observe_end(view)
 
 
 async def play_llm_unit(
@@ -301,8 +259,11 @@ async def play_llm_unit(
 ) -> UnitResult:
     """Play one unit with LLM policies (A3 reflects between generations).
 
-    Provider errors (:class:`LLMError`) retry the episode with backoff; after
-    ``max_attempts`` the episode is recorded as ERROR (a later resume retries it).
+    Each episode is one async drive (:class:`core.engine.driver.Drive`); with an LLM user
+    voice its steps run in a thread (each makes a blocking model call). An agent failure ends
+    the episode through the driver's abort (AGENT_ERROR, or LLM_ERROR for a provider error);
+    a retryable provider error plays the episode again from scratch with backoff, and after
+    ``max_attempts`` the LLM_ERROR ending is what is recorded (a later resume retries it).
     """
     t0 = time.perf_counter()
     attempts = attempts or {}
@@ -323,26 +284,21 @@ async def play_llm_unit(
         rec: EpisodeRecord | None = None
         for attempt in range(max_attempts):
             log = InMemoryEventLog()
-            eid, sample, graph = _start(log, key, kid, spec, source, attempts.get(kid, 0))
+            eid, sample, graph, agent = _open(
+                log, key, kid, spec, source, attempts.get(kid, 0), client=client, lessons=book
+            )
             if book is not None:
                 book.banned |= entity_words(graph, sample)
                 book.add_seen([sample.query])
-            agent = build_agent(
-                key.method,
-                world=world,
-                literal=literal_intent(sample, graph),
-                client=client,
-                lessons=book,
+            drive = episode.Drive(
+                log, eid, agent, world_loader=load_world, offload_steps=voice_is_llm
             )
-            try:
-                await _drive_llm(log, eid, agent, offload_steps=voice_is_llm)
-            except LLMError as exc:
-                if exc.retryable and attempt + 1 < max_attempts:
-                    await asyncio.sleep(backoff_s * (2**attempt))
-                    continue
-                episode.run(log, eid, _Raiser(exc), world_loader=load_world)
-            cost = float(getattr(agent, "cost_usd", 0.0))
-            rec = _record(log, key, kid, eid, cost, kid not in skip)
+            await drive.arun()
+            exc = drive.failure
+            if isinstance(exc, LLMError) and exc.retryable and attempt + 1 < max_attempts:
+                await asyncio.sleep(backoff_s * (2**attempt))
+                continue
+            rec = _record(log, key, kid, eid, agent.cost_usd, kid not in skip)
             if book is not None:
                 view = episode.agent_view(log, eid, world_loader=load_world)
                 gen_digests.append(digest(view, book.banned))

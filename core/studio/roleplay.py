@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from core.agents.base import Agent, EpisodeBinding
 from core.agents.factory import build_agent
 from core.agents.methods import method_spec
 from core.engine import episode
@@ -238,7 +239,7 @@ class _PrefixLog:
 class RebuiltAgent:
     """An agent rebuilt for an episode, with the outcome of its replay."""
 
-    agent: Any
+    agent: Agent
     replayed: int = 0
     mismatches: list[int] = field(default_factory=list)
 
@@ -247,7 +248,7 @@ def rebuild_agent(log: EventLog, episode_id: str, *, client: Any = None) -> Rebu
     """Rebuild the agent of a human-user episode from its header and replay its past turns.
 
     A fresh policy is built for the header's method (symbolic when ``client`` is None) and
-    attached to a prefix of the log; for every recorded ``agent_acted`` event it is shown the
+    bound to a prefix of the log; for every recorded ``agent_acted`` event it is shown the
     agent view it saw then, and its action is compared with the recorded one (differences are
     reported, by turn, in :attr:`RebuiltAgent.mismatches`).
 
@@ -268,8 +269,7 @@ def rebuild_agent(log: EventLog, episode_id: str, *, client: Any = None) -> Rebu
         costs=header.config.costs(),
     )
     prefix = _PrefixLog(log)
-    if hasattr(agent, "attach"):
-        agent.attach(prefix, episode_id)
+    agent.bind(EpisodeBinding(episode_id=episode_id, feed=prefix))
     out = RebuiltAgent(agent=agent)
     state = EpisodeState()
     for i, ev in enumerate(events):
@@ -299,11 +299,19 @@ def agent_play_step(log: EventLog, episode_id: str, action: AgentAction) -> Agen
 def advance(log: EventLog, episode_id: str, *, client: Any = None) -> UserView:
     """Let the agent act until it waits for the human user (or the episode ends).
 
-    Every action is stored by the engine before this returns the user view.
+    Every action is stored by the engine before this returns the user view. The agent plays
+    through the one episode driver, so an agent that raises — now or while being rebuilt from
+    its past turns — ends the episode with its error recorded (outcome ERROR).
     """
     view = episode.agent_view(log, episode_id)
     if not view.ended and not view.awaiting_user:
-        rebuilt = rebuild_agent(log, episode_id, client=client)
+        try:
+            rebuilt = rebuild_agent(log, episode_id, client=client)
+        except ConfigError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a failing agent ends the episode as ERROR
+            episode.abort_for(log, episode_id, exc)
+            return episode.user_view(log, episode_id)
         episode.run(log, episode_id, rebuilt.agent)
     return episode.user_view(log, episode_id)
 

@@ -6,6 +6,11 @@ agent actions so a person can follow them. Pages only poll the store; they never
 A *branch* forks an episode at a turn (:func:`core.engine.episode.fork`) and continues it with
 another method the same way, or leaves it for a person to take over as the agent.
 
+The worker plays the episode through the one episode driver (:func:`core.engine.episode.run`,
+paced), so an agent that raises ends the episode with its error recorded (outcome ERROR, reason
+``agent_error``), and so does an agent that cannot even be built, or a worker that is stopped
+(``cancelled``). The worker's output goes to ``<store dir>/jobs/watch-<episode>.log``.
+
 Worker entry point: ``python -m core.studio.watch drive --store PATH --episode ID [--pace S]``.
 """
 
@@ -13,22 +18,26 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
-import time
+import traceback
 from pathlib import Path
-from typing import Any
+from types import FrameType
 
+from core.agents.base import Agent
 from core.agents.factory import build_agent
 from core.engine import episode
 from core.envs.registry import load_world
 from core.errors import ConfigError, ProtocolError
 from core.model.config import ProtocolConfig
+from core.model.episode import TerminationReason
 from core.model.intent import IntentGraph
 from core.model.sample import Sample
 from core.paths import PROJECT_ROOT
 from core.runner.plan import literal_intent
-from core.store import Store
+from core.store import Store, utcnow
+from core.studio.jobs import jobs_dir
 
 HUMAN = "human"
 
@@ -56,24 +65,29 @@ def start_watched(
     )
 
 
-def make_episode_agent(store: Store, episode_id: str) -> Any:
-    """Build the (symbolic) policy of an episode from its header and stored events."""
+def make_episode_agent(store: Store, episode_id: str) -> Agent:
+    """Build the (symbolic) policy of an episode from its header and stored events.
+
+    The driver binds it to the episode (events, and the truth probe for privileged methods).
+
+    Raises:
+        ProtocolError: The episode is played by a person.
+    """
     header = store.header(episode_id)
     if header.method == HUMAN:
         raise ProtocolError(f"episode {episode_id} is played by a person")
     sample, graph = load_sample(store, header.sample_id)
     world = load_world(header.benchmark)
-    agent = build_agent(
+    return build_agent(
         header.method,
         world=world,
         literal=literal_intent(sample, graph),
         costs=header.config.costs(),
     )
-    if hasattr(agent, "attach"):
-        agent.attach(store, episode_id)
-    if hasattr(agent, "bind_truth"):
-        agent.bind_truth(episode.truth(store, episode_id))
-    return agent
+
+
+def _outcome(state: episode.EpisodeState) -> str:
+    return str(state.outcome.value if state.outcome else "running")
 
 
 def drive(store: Store, episode_id: str, *, pace_s: float = 0.0, max_steps: int = 10_000) -> str:
@@ -86,23 +100,31 @@ def drive(store: Store, episode_id: str, *, pace_s: float = 0.0, max_steps: int 
         max_steps: Safety bound.
 
     Returns:
-        The outcome value (``SUCCESS``, ``EXHAUSTED`` …).
+        The outcome value (``SUCCESS``, ``EXHAUSTED``, ``ERROR`` …).
+
+    Raises:
+        ProtocolError: The episode is played by a person (it is left untouched).
     """
-    agent = make_episode_agent(store, episode_id)
-    view = episode.agent_view(store, episode_id)
-    steps = 0
-    while not view.ended and not view.awaiting_user and steps < max_steps:
-        view = episode.step(store, episode_id, agent.act(view))
-        steps += 1
-        if pace_s > 0 and not view.ended:
-            time.sleep(pace_s)
-    if view.ended and hasattr(agent, "observe_end"):
-        agent.observe_end(view)
-    return str(view.outcome.value if view.outcome else "running")
+    if store.header(episode_id).method == HUMAN:
+        raise ProtocolError(f"episode {episode_id} is played by a person")
+    try:
+        agent = make_episode_agent(store, episode_id)
+    except Exception as exc:  # noqa: BLE001 - an agent that cannot be built ends the episode
+        return _outcome(episode.abort_for(store, episode_id, exc))
+    state = episode.run(store, episode_id, agent, pace_s=pace_s, max_steps=max_steps)
+    return _outcome(state)
+
+
+def driver_log(store_path: Path, episode_id: str) -> Path:
+    """Where the watcher worker of ``episode_id`` writes its output (next to the jobs)."""
+    return jobs_dir(store_path) / f"watch-{episode_id}.log"
 
 
 def spawn_driver(store_path: Path, episode_id: str, *, pace_s: float = 0.5) -> int:
-    """Start :func:`drive` in a detached worker process; return its pid."""
+    """Start :func:`drive` in a detached worker process; return its pid.
+
+    The worker's stdout and stderr are appended to :func:`driver_log`.
+    """
     cmd = [
         sys.executable,
         "-m",
@@ -115,15 +137,20 @@ def spawn_driver(store_path: Path, episode_id: str, *, pace_s: float = 0.5) -> i
         "--pace",
         str(pace_s),
     ]
-    proc = subprocess.Popen(
-        cmd,
-        cwd=PROJECT_ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        env=os.environ.copy(),
-    )
+    log_path = driver_log(store_path, episode_id)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("ab") as out:
+        out.write(f"--- {utcnow()} drive {episode_id} (pace {pace_s}s)\n".encode())
+        out.flush()
+        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            cmd,
+            cwd=PROJECT_ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env=os.environ.copy(),
+        )
     return proc.pid
 
 
@@ -137,6 +164,10 @@ def branch(store: Store, episode_id: str, turn: int, method: str) -> str:
     return episode.fork(store, episode_id, turn, agent, method=method)
 
 
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)  # the driver records the episode as cancelled
+
+
 def _main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m core.studio.watch")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -145,11 +176,24 @@ def _main(argv: list[str] | None = None) -> int:
     d.add_argument("--episode", required=True)
     d.add_argument("--pace", type=float, default=0.0)
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop)
+    store: Store | None = None
     try:
-        outcome = drive(Store.open(args.store, create=False), args.episode, pace_s=args.pace)
+        store = Store.open(args.store, create=False)
+        outcome = drive(store, args.episode, pace_s=args.pace)
     except (ConfigError, ProtocolError) as exc:
         print(f"core.studio.watch: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:  # noqa: BLE001 - the store or engine failed: say so, end the episode
+        traceback.print_exc()
+        if store is not None:
+            try:
+                episode.abort(
+                    store, args.episode, TerminationReason.INTERNAL_ERROR, f"worker failed: {exc}"
+                )
+            except Exception:  # noqa: BLE001 - nothing more can be recorded
+                traceback.print_exc()
+        return 1
     print(outcome)
     return 0
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.envs.base import EnvSession
+from core.envs.base import EnvSession, WorldBase
 from core.model.base import content_hash
 from core.model.intent import Condition, GroundTruth, Intent
 from core.model.world import EnvAction, Observation, ToolSpec, Verdict
@@ -144,7 +144,7 @@ class MockSession:
         return {"item_id": self.bought} if self.bought else None
 
 
-class MockWorld:
+class MockWorld(WorldBase):
     """The mock host world (implements :class:`core.envs.base.HostWorld` and optional hooks)."""
 
     benchmark = BENCHMARK

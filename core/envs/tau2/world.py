@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from core.envs.base import EnvSession
+from core.envs.base import EnvSession, WorldBase
 from core.envs.tau2.db import BaseDB, OverlayState, clone
 from core.envs.tau2.loader import (
     base_for_path,
@@ -21,6 +21,7 @@ from core.envs.tau2.tasks import Task
 from core.envs.tau2.toolkit import Toolkit, render
 from core.errors import ConfigError
 from core.model.base import content_hash
+from core.model.config import ProtocolConfig
 from core.model.intent import Condition, GroundTruth, Intent
 from core.model.world import EnvAction, Observation, ToolSpec, Verdict
 from core.paths import DATA_DIR
@@ -119,7 +120,7 @@ def _deep_merge(dst: dict[str, Any], src: Any) -> Any:
     return dst
 
 
-class Tau2World:
+class Tau2World(WorldBase):
     """A loaded τ² domain (shared read-only base + tasks) plus its adapter hooks.
 
     Attributes:
@@ -219,6 +220,12 @@ class Tau2World:
         from core.envs.tau2 import adapter
 
         return adapter.adjudicate(self, intent, session, mode=mode)
+
+    def judge(self, intent: Intent, session: EnvSession, config: ProtocolConfig) -> Verdict:
+        """Judge under the protocol: ``config.tau2_acceptance`` picks golden writes or state."""
+        from core.envs.tau2 import adapter
+
+        return adapter.adjudicate(self, intent, session, mode=config.tau2_acceptance)
 
     def executed_golden(self, intent: Intent, session: EnvSession) -> list[bool]:
         """For each golden write of ``intent``, whether the session has executed it."""

@@ -34,6 +34,7 @@ from core.envs.webshop.text import fuzzy_match, heuristic_nouns, price_text, pri
 from core.envs.webshop.vocab import OPENERS, PREMIUM_WORDS, ClusterSpec
 from core.envs.webshop.vocab_home import HOME_CLUSTERS
 from core.envs.webshop.vocab_personal import PERSONAL_CLUSTERS
+from core.model.config import WEBSHOP_ACCEPT_THRESHOLD
 
 DEFAULT_SEED = 20240905
 CLUSTERS: tuple[ClusterSpec, ...] = (*PERSONAL_CLUSTERS, *HOME_CLUSTERS)
@@ -230,7 +231,7 @@ class _Builder:
     @staticmethod
     def _is_near_miss(p: Product, g: GoalSpec) -> bool:
         r = get_reward(p, g, best_options(p, g.goal_options))
-        return r.reward < 0.999
+        return r.reward < WEBSHOP_ACCEPT_THRESHOLD
 
     def instruction(
         self, type_phrase: str, plural: bool, attrs: list[str], opts: list[tuple[str, str]]

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.envs.base import EnvSession
+from core.envs.base import EnvSession, WorldBase
 from core.envs.webshop.catalogue import Catalogue, page_count
 from core.envs.webshop.loader import BUNDLED_DIR, load_payload_dir, validate_payload
 from core.envs.webshop.models import Goal, GoalSpec, Product, RewardBreakdown, WorldPayload
@@ -29,10 +29,11 @@ from core.envs.webshop.text import heuristic_nouns
 from core.envs.webshop.views import ResultItem, ResultsView
 from core.errors import ConfigError
 from core.model.base import content_hash
+from core.model.config import WEBSHOP_ACCEPT_THRESHOLD, ProtocolConfig
 from core.model.intent import Condition, GroundTruth, Intent
 from core.model.world import EnvAction, ToolSpec, Verdict
 
-ACCEPT_THRESHOLD = 0.999
+ACCEPT_THRESHOLD = WEBSHOP_ACCEPT_THRESHOLD
 """A purchase is accepted when its reward reaches this (and the price is within the cap)."""
 
 NO_CAP = 1_000_000.0
@@ -80,7 +81,7 @@ def gt_row(asin: str, options: Mapping[str, str]) -> str:
     return json.dumps([asin, pairs], ensure_ascii=False, separators=(",", ":"))
 
 
-class WebShopWorld:
+class WebShopWorld(WorldBase):
     """A loaded shop world (read-only, shareable across threads and sessions).
 
     Attributes:
@@ -175,6 +176,13 @@ class WebShopWorld:
 
     def adjudicate(self, intent: Intent, session: EnvSession) -> Verdict:
         """Accept iff the purchase's reward is ≥ 0.999 and its price is within the cap."""
+        return self._verdict(intent, session, ACCEPT_THRESHOLD)
+
+    def judge(self, intent: Intent, session: EnvSession, config: ProtocolConfig) -> Verdict:
+        """Accept iff the reward reaches ``config.webshop_accept_threshold`` within the cap."""
+        return self._verdict(intent, session, config.webshop_accept_threshold)
+
+    def _verdict(self, intent: Intent, session: EnvSession, threshold: float) -> Verdict:
         proposal = session.proposal()
         if not proposal or not proposal.get("asin"):
             return Verdict(accepted=False, reason="nothing_selected_to_buy", score=0.0)
@@ -187,7 +195,7 @@ class WebShopWorld:
         if product.price > spec.price_upper:
             return Verdict(accepted=False, reason="over_price_limit", score=r.reward)
         return Verdict(
-            accepted=r.reward >= ACCEPT_THRESHOLD, reason=f"reward={r.reward:.3f}", score=r.reward
+            accepted=r.reward >= threshold, reason=f"reward={r.reward:.3f}", score=r.reward
         )
 
     def phrase(self, condition: Condition) -> str:

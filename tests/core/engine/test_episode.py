@@ -187,7 +187,7 @@ def test_state_is_rebuilt_from_stored_events_alone():
     episode.step(log, eid, ask("size", "Which size?"))
     episode.step(log, eid, buy("s01"))
     before = episode.researcher_view(log, eid)
-    episode._LIVE.clear()  # a crash / another process: nothing but the log survives
+    log.live.clear()  # a crash / another process: nothing but the log survives
     after = episode.researcher_view(log, eid)
     assert before.state == after.state and before.agent_view == after.agent_view
     # the environment session is rebuilt too: the purchase is still there
@@ -260,7 +260,7 @@ class _Boom:
     def __getattr__(self, name):
         return getattr(self.w, name)
 
-    def adjudicate(self, intent, session):
+    def judge(self, intent, session, config):  # the engine's acceptance call
         raise RuntimeError("host down")
 
 
