@@ -52,7 +52,8 @@ from core.model.sample import Sample
 from core.model.world import Verdict
 from core.protocol import hooks, shifts, user
 from core.protocol.emit import Emitter
-from core.protocol.matching import slots_asked
+from core.protocol.matching import Reading, read_ask
+from core.protocol.matching import record as record_reading
 from core.protocol.patience import affordable, charge, exhausted
 from core.protocol.personas import load_persona
 from core.protocol.state import EpisodeState, replay
@@ -431,7 +432,9 @@ def _execute(live: _Live, em: Emitter, op: EnvOp) -> bool:
     return obs.ok
 
 
-def _ask_reply(live: _Live, em: Emitter, action: Ask, asked: Sequence[str]) -> None:
+def _ask_reply(
+    live: _Live, em: Emitter, action: Ask, asked: Sequence[str], reading: Reading | None = None
+) -> None:
     st, cfg = live.state, live.config
     if not affordable(st.patience, cfg.cost_question, cfg.epsilon):
         _force(live, em, "unaffordable_question")
@@ -440,7 +443,7 @@ def _ask_reply(live: _Live, em: Emitter, action: Ask, asked: Sequence[str]) -> N
     shifts.mark_due(em, cfg)
     if live.header.user_voice == HUMAN:
         return  # paused until respond()
-    plan = user.plan_answer(st, action.text, asked, live.world)
+    plan = user.plan_answer(st, action.text, asked, live.world, reading.act if reading else None)
     _say(live, em, plan)
     _after_exchange(live, em, action.text, asked)
     _end_of_turn(live, em)
@@ -476,18 +479,18 @@ def _apply(
     st, cfg = live.state, live.config
     forced = st.phase == "forced_final"
     asked: tuple[str, ...] = ()
+    reading: Reading | None = None
     if isinstance(action, Ask) and not forced:
-        asked = (
-            tuple(action.asks)
-            if action.asks is not None
-            else tuple(slots_asked(action.text, st.current, live.world))
-        )
+        reading = read_ask(action, st.current, live.world, cfg.interpreter)
+        asked = reading.asked
     em.emit(TurnStarted, turn=st.turn + 1, patience=st.patience, intent_id=st.intent_id)
     if type(action) in _ACTION_TYPES and all(type(s) is str for s in asked):
         # validating a typed action against the action union costs more than the whole turn
         em.emit_typed(AgentActed, action=action, asked_slots=asked, forced_final=forced)
     else:
         em.emit(AgentActed, action=action, asked_slots=asked, forced_final=forced)
+    if reading is not None:
+        record_reading(em, reading)
     for r in repairs:  # how the agent's reply was turned into this action
         em.emit(
             Repair,
@@ -499,7 +502,7 @@ def _apply(
     if forced:
         _forced_answer(live, em, action)
     elif isinstance(action, Ask):
-        _ask_reply(live, em, action, asked)
+        _ask_reply(live, em, action, asked, reading)
     elif isinstance(action, Propose):
         _judge(live, em, "answer")
     elif isinstance(action, EnvOp):
