@@ -149,7 +149,7 @@ _CONFIRM_RES = tuple(
         r"\b.*,? (ok|okay|alright|all right|right|correct|fine|good|agreed|sound good|"
         r"yes or no)\s*\??\s*$",
         r"\b(is|does|would|will|are) (that|this|it|everything|all (of )?(that|this)|these|those)"
-        r" (all )?(be )?(okay|alright|all right|correct|right|fine|good|acceptable|accurate|"
+        r" (all )?(be )?(ok|okay|alright|all right|correct|right|fine|good|acceptable|accurate|"
         r"work|works|sound (good|right|okay|fine)|look (good|right|correct|okay))\b",
         r"\b(are|is) (these|those|the|this|all (the|these)) (details|information|info|changes|"
         r"options|choices|selections|terms|arrangements|plans|plan|summary) (all )?"

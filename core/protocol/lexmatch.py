@@ -86,7 +86,7 @@ def compile_lexicons(
     c = Compiled(lexicons=lex)
     for x in lex.values():
         weak = {_key(w) for w in x.weak}
-        for cue in (x.label, *x.cues):
+        for cue in (x.label, *x.cues) if x.cues else ():
             k = _key(cue)
             if not k:
                 continue
@@ -190,12 +190,16 @@ def score(sentence: Sentence | Sequence[str], c: Compiled) -> Score:
         if not any(a <= i and j <= b and b - a > j - i and o != fam for a, b, o in longer):
             out.topics.add(fam)
     best: dict[str, float] = {}
-    for _, slot, w in cue_at:
+    weak_hits: dict[str, set[int]] = {}
+    for i, slot, w in cue_at:
         best[slot] = max(best.get(slot, 0.0), w)
         if w >= STRONG:
             out.strong.add(slot)
+        else:
+            weak_hits.setdefault(slot, set()).add(i)
     for slot, w in best.items():
-        out.add(slot, w)
+        # two different weak cues ("maximum … pay") add up to a reading
+        out.add(slot, w if w >= STRONG else WEAK * min(len(weak_hits.get(slot, ())), 2))
     qpos = [i for i, s in enumerate(words) if s in QUESTION_WORDS]
     out.focus = any(w >= STRONG and any(0 <= i - q <= 3 for q in qpos) for i, _, w in cue_at)
     present = set(words)

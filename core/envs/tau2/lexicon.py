@@ -151,7 +151,7 @@ FAMILIES: dict[str, Family] = {
             "return",
             "exchange",
         ),
-        weak=("return", "exchange", "product", "item", "send back"),
+        weak=("return", "exchange", "product", "item"),
     ),
     "new_items": Family(
         "replacement",
@@ -713,8 +713,24 @@ def slot_lexicon(world: Tau2World, condition: Condition) -> SlotLexicon:
 
 _CONTEXT: dict[str, tuple[str, ...]] = {
     "email": ("email", "email address", "mail", "e mail", "contact email"),
-    "first_name": ("name", "first name", "full name", "your name", "who am i speaking", "called"),
-    "last_name": ("name", "last name", "surname", "family name", "full name", "your name"),
+    "first_name": (
+        "name",
+        "first name",
+        "full name",
+        "your name",
+        "who am i speaking",
+        "first and last name",
+        "given name",
+    ),
+    "last_name": (
+        "name",
+        "last name",
+        "surname",
+        "family name",
+        "full name",
+        "your name",
+        "first and last name",
+    ),
     "zip": ("zip", "postal", "postcode", "zip code"),
     "dob": ("date of birth", "birthday", "born", "dob", "birth date", "birthdate"),
     "user_id": ("user id", "username", "user name", "account id", "customer id", "account"),

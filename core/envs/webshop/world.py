@@ -226,6 +226,10 @@ class WebShopWorld:
 
         return lexicon.slot_lexicon(self, condition)
 
+    def context_lexicon(self, key: str) -> SlotLexicon:
+        """The product type is no fact to ask for: "what kind of product?" is an open question."""
+        return SlotLexicon(slot=key, label=key, family="context", cues=())
+
     def lexicon_families(self) -> tuple[SlotLexicon, ...]:
         """Return the shop's slot families (interpreter hook)."""
         from core.envs.webshop import lexicon
