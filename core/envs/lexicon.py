@@ -204,8 +204,10 @@ PRICE = Family(
         "no more than",
         "price point",
         "range",
+        "max",
+        "most you",
     ),
-    weak=("pay", "paying", "under", "range", "maximum"),
+    weak=("pay", "paying", "under", "range", "maximum", "max"),
 )
 FEATURE = Family(
     label="feature",

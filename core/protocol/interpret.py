@@ -169,6 +169,9 @@ _CONFIRM_RES = tuple(
         r"\bgood to go\b",
         r"\bwould (that|this) (be )?(work|okay|ok|alright|acceptable)\b",
         r"\bshould i go ahead\b",
+        rf"^\s*(please )?{_COMMIT}\b[^?]*\?\s*$",
+        r"\b(go ahead|proceed|continue)\s*\?\s*$",
+        r",\s*(shall|should|may|can) (i|we)\s*\?\s*$",
     )
 )
 _CONFIRM_VERB = re.compile(
@@ -192,7 +195,8 @@ _OPEN_RES = tuple(
         r"\btell me (more|about|what)\b",
         r"\bwhat (kind|type|sort) of (product|item|thing|help|assistance|request|change)\b",
         r"\bis there (anything|something)\b",
-        r"\bwhat (is|are) (the|your) (request|issue|problem|goal|needs|requirements|preferences|"
+        r"\bwhat (seems to be|is|are) (the|your) (request|issue|problem|goal|needs|requirements|"
+        r"preferences|matter|trouble|"
         r"criteria|priorities|wishes|situation|question|concern)\b",
         r"\bwhat would you like (me )?to\b",
         r"\bhow (can|could) i (make|get) (this|it) right\b",
@@ -230,6 +234,9 @@ _SHARED_CONTEXT = frozenset({"zip", "user_id"})
 _SHARED_FAMILIES = frozenset({"zip", "user"})
 
 
+_CHOICE = re.compile(r"\bor\b(?! not\b)")
+
+
 def _confirms(focus: Sequence[Sentence]) -> bool:
     """Return whether a focus sentence confirms an action.
 
@@ -238,7 +245,8 @@ def _confirms(focus: Sequence[Sentence]) -> bool:
     """
     for s in focus:
         first = s.text.split(maxsplit=1)[0] if s.text else ""
-        res = _TAG_RES if first.strip(",.!?") in _WH else _CONFIRM_RES
+        choice = bool(_CHOICE.search(s.text)) and "yes or no" not in s.text
+        res = _TAG_RES if first.strip(",.!?") in _WH or choice else _CONFIRM_RES
         if _any(res, s.text):
             return True
     return False

@@ -230,8 +230,18 @@ def score(sentence: Sentence | Sequence[str], c: Compiled) -> Score:
 
 
 def selected(sc: Score) -> list[str]:
-    """Return the slots a scored sentence asks about."""
+    """Return the slots a scored sentence asks about.
+
+    A slot named only through another value of its family ("medium" for a size) does not
+    count when the sentence names some slot by a strong cue ("light, medium or dark roast?").
+    """
     keep = [s for s, v in sc.slots.items() if v >= THRESHOLD and s]
+    if sc.strong:
+        keep = [
+            s
+            for s in keep
+            if s in sc.strong or s in sc.values or s in sc.partial or s not in sc.alternatives
+        ]
     if sc.focus:
         keep = [s for s in keep if s in sc.strong]
     return keep

@@ -277,7 +277,7 @@ def clean(text: str) -> str:
     )
     t = (
         t.replace("postal code", "zip")
-        .replace("$", " dollar ")
+        .replace("$", " dollar ").replace("#", " number ")
         .replace("yes/no", "yes or no")
         .replace("y/n", "yes or no")
     )

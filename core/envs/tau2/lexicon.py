@@ -40,13 +40,17 @@ ADDRESS_CUES = (
 PAYMENT_CUES = (
     "payment method",
     "pay",
-    "paying",
     "payment",
     "pay with",
     "pay by",
-    "pay for",
     "how would you like to pay",
     "how do you want to pay",
+    "how will you pay",
+    "how will you be paying",
+    "how are you paying",
+    "what will you pay with",
+    "pay for it",
+    "pay for this",
     "card",
     "credit card",
     "debit card",
@@ -181,14 +185,18 @@ FAMILIES: dict[str, Family] = {
             "prefer instead",
             "new variant",
             "new version",
+            "new option",
+            "new model",
             "new color",
             "new size",
             "different",
         ),
         weak=("different", "option", "variant", "version"),
     ),
-    "payment": Family("payment method", PAYMENT_CUES, weak=("charge", "card", "certificate")),
-    "refund": Family("refund method", REFUND_CUES + PAYMENT_CUES, weak=("charge", "card")),
+    "payment": Family(
+        "payment method", PAYMENT_CUES, weak=("charge", "card", "certificate", "pay")
+    ),
+    "refund": Family("refund method", REFUND_CUES + PAYMENT_CUES, weak=("charge", "card", "pay")),
     "address1": Family(
         "street address",
         ADDRESS_CUES + ("street", "street address", "address line 1", "first line", "line one"),
@@ -274,7 +282,7 @@ FAMILIES: dict[str, Family] = {
             "which airport",
             "route",
         ),
-        weak=("from", "airport", "route", "depart", "departure"),
+        weak=("from", "airport", "route", "depart", "departure", "which airport"),
     ),
     "destination": Family(
         "destination",
@@ -301,7 +309,7 @@ FAMILIES: dict[str, Family] = {
             "route",
             "which airport",
         ),
-        weak=("to", "airport", "route", "arrive", "arrival"),
+        weak=("to", "airport", "route", "arrive", "arrival", "which airport"),
     ),
     "trip_type": Family(
         "trip type",
@@ -364,6 +372,10 @@ FAMILIES: dict[str, Family] = {
             "direct",
             "layover",
             "rebook",
+            "when do you want to",
+            "when would you like to",
+            "when are you",
+            "what day do you",
         ),
         weak=("when", "direct", "time", "schedule"),
     ),
@@ -754,6 +766,7 @@ def families(domain: str) -> tuple[SlotLexicon, ...]:
         ("order", "reason", "items", "new_items", "payment", "refund", "address1", "city", "zip")
         if domain == "retail"
         else (
+            "reason",
             "reservation",
             "origin",
             "destination",
