@@ -78,7 +78,9 @@ _CACHE_MAX = 2048
 
 
 def _world_key(world: HostWorld) -> tuple[object, ...]:
-    return (id(world), str(getattr(world, "world_id", "")))
+    wid = str(getattr(world, "world_id", ""))
+    # the content hash names the data: two objects over the same data share lexicons
+    return (str(getattr(world, "benchmark", "")), wid) if wid else (id(world), "")
 
 
 def index_for(world: HostWorld, intent: Intent) -> Index:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
@@ -68,12 +69,14 @@ class Compiled:
     by_stem: dict[str, list[int]] = field(default_factory=dict)
     vocab: list[str] = field(default_factory=list)
     topics: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
+    expanded: dict[str, str] = field(default_factory=dict)
 
     def known(self, s: str) -> bool:
         """Whether a stem occurs anywhere in the index."""
         return (s,) in self.cues or s in self.by_stem or (s,) in self.topics
 
 
+@lru_cache(maxsize=65536)
 def _key(phrase: str) -> tuple[str, ...]:
     return stems(phrase)
 
@@ -135,17 +138,26 @@ def _add_phrase(c: Compiled, slot: str, v: str, kind: str, group: int) -> None:
 def _expand(words: Sequence[str], c: Compiled) -> list[str]:
     """Map each stem to the form the index knows (itself, a variant, a near spelling)."""
     out = []
+    memo = c.expanded
     for s in words:
-        if c.known(s) or not s.isalpha():
-            out.append(s)
-            continue
-        got = next((v for v in variants(s)[1:] if c.known(v)), None)
-        if got is None and len(s) >= 5 and c.vocab:
-            hit = process.extractOne(s, c.vocab, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
-            if hit is not None and hit[0][0] == s[0]:
-                got = hit[0]
-        out.append(got or s)
+        got = memo.get(s)
+        if got is None:
+            got = _expand_one(s, c)
+            if len(memo) < 20000:
+                memo[s] = got
+        out.append(got)
     return out
+
+
+def _expand_one(s: str, c: Compiled) -> str:
+    if c.known(s) or not s.isalpha():
+        return s
+    got = next((v for v in variants(s)[1:] if c.known(v)), None)
+    if got is None and len(s) >= 5 and c.vocab:
+        hit = process.extractOne(s, c.vocab, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
+        if hit is not None and hit[0][0] == s[0]:
+            got = hit[0]
+    return got or s
 
 
 @dataclass

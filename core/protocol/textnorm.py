@@ -277,7 +277,8 @@ def clean(text: str) -> str:
     )
     t = (
         t.replace("postal code", "zip")
-        .replace("$", " dollar ").replace("#", " number ")
+        .replace("$", " dollar ")
+        .replace("#", " number ")
         .replace("yes/no", "yes or no")
         .replace("y/n", "yes or no")
     )
@@ -389,6 +390,11 @@ _ASK_OPENERS = frozenset(
 
 def sentences(text: str) -> list[Sentence]:
     """Split a message into sentences, marking those that ask (``?`` or a question opener)."""
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=4096)
+def _sentences(text: str) -> tuple[Sentence, ...]:
     out = []
     for raw in _SENTENCE.findall(clean(text)):
         toks = tokens(raw)
@@ -404,4 +410,4 @@ def sentences(text: str) -> list[Sentence]:
             )
         )
         out.append(Sentence(text=raw.strip(), stems=tuple(stem(t) for t in toks), question=asks))
-    return out
+    return tuple(out)
