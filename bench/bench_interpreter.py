@@ -193,6 +193,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
             c["p95"] < TARGET_P95_MS,
             f"warm p50 {c['p50']:.4f} ms; cold (compiling an intent's lexicons) p50 "
             f"{c['cold_p50']:.3f} ms, max {c['cold_max']:.3f} ms; baseline = word-overlap p50",
+            cost=True,
         )
     )
     if not quick:
