@@ -24,6 +24,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--seeds", type=int, default=3, help="number of seeds (0..N-1)")
     p.add_argument("--agent", default="symbolic", help="'symbolic' or MODEL[@API_BASE]")
     p.add_argument("--user-voice", default="template", help="'template' or MODEL[@API_BASE]")
+    p.add_argument(
+        "--interpreter", default=None, help="how the user reads messages: offline | MODEL"
+    )
     p.add_argument("--limit", type=int, default=None, help="samples per benchmark (first N)")
     p.add_argument("--name", default=None, help="run name (default: the run id)")
     p.add_argument("--backend", choices=("local", "ray"), default="local")
@@ -69,6 +72,7 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
             seeds=tuple(range(args.seeds)),
             agent=args.agent,
             user_voice=args.user_voice,
+            interpreter=getattr(args, "interpreter", None),
             limit=args.limit,
         )
     except ValidationError as exc:

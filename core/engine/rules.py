@@ -45,7 +45,8 @@ from core.model.intent import Intent
 from core.model.world import Verdict
 from core.protocol import hooks, shifts, user
 from core.protocol.emit import Emitter
-from core.protocol.matching import slots_asked
+from core.protocol.matching import Reading, read_ask
+from core.protocol.matching import record as record_reading
 from core.protocol.patience import affordable, charge, exhausted
 from core.protocol.voices import HUMAN
 from core.protocol.voices.template import TemplateVoice
@@ -151,7 +152,13 @@ def after_exchange(live: LiveEpisode, em: Emitter, question: str, asked: Sequenc
         shifts.fire_due(em, live.config, after_reply=True)
 
 
-def ask_reply(live: LiveEpisode, em: Emitter, action: Ask, asked: Sequence[str]) -> None:
+def ask_reply(
+    live: LiveEpisode,
+    em: Emitter,
+    action: Ask,
+    asked: Sequence[str],
+    reading: Reading | None = None,
+) -> None:
     """A question: charge it (or force the end when unaffordable), then the user replies."""
     st, cfg = live.state, live.config
     if not affordable(st.patience, cfg.cost_question, cfg.epsilon):
@@ -161,7 +168,7 @@ def ask_reply(live: LiveEpisode, em: Emitter, action: Ask, asked: Sequence[str])
     shifts.mark_due(em, cfg)
     if live.header.user_voice == HUMAN:
         return  # paused until respond()
-    plan = user.plan_answer(st, action.text, asked, live.world)
+    plan = user.plan_answer(st, action.text, asked, live.world, reading.act if reading else None)
     say(live, em, plan)
     after_exchange(live, em, action.text, asked)
     end_of_turn(live, em)
@@ -307,18 +314,18 @@ def apply(
     st, cfg = live.state, live.config
     forced = st.phase == "forced_final"
     asked: tuple[str, ...] = ()
+    reading: Reading | None = None
     if isinstance(action, Ask) and not forced:
-        asked = (
-            tuple(action.asks)
-            if action.asks is not None
-            else tuple(slots_asked(action.text, st.current, live.world))
-        )
+        reading = read_ask(action, st.current, live.world, cfg.interpreter)
+        asked = reading.asked
     em.emit(TurnStarted, turn=st.turn + 1, patience=st.patience, intent_id=st.intent_id)
     if type(action) in _ACTION_TYPES and all(type(s) is str for s in asked):
         # validating a typed action against the action union costs more than the whole turn
         em.emit_typed(AgentActed, action=action, asked_slots=asked, forced_final=forced)
     else:
         em.emit(AgentActed, action=action, asked_slots=asked, forced_final=forced)
+    if reading is not None:
+        record_reading(em, reading)
     for r in repairs:  # how the agent's reply was turned into this action
         em.emit(
             Repair,
@@ -330,7 +337,7 @@ def apply(
     if forced:
         forced_answer(live, em, action)
     elif isinstance(action, Ask):
-        ask_reply(live, em, action, asked)
+        ask_reply(live, em, action, asked, reading)
     elif isinstance(action, Propose):
         judge(live, em, "answer")
     elif isinstance(action, EnvOp):

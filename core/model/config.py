@@ -15,7 +15,7 @@ from pydantic import Field, SerializerFunctionWrapHandler, field_validator, mode
 
 from core.model.base import Strict, content_hash
 
-PROTOCOL_VERSION = "proto-1"
+PROTOCOL_VERSION = "proto-2"
 """Version of the default protocol configuration."""
 
 OPERATORS = ("refine", "relax", "substitute", "pivot")
@@ -104,6 +104,9 @@ class ProtocolConfig(Strict):
     )
     format_repairs: int = Field(default=1, ge=0, description="Forced-final format repairs.")
     voice_regenerations: int = Field(default=1, ge=0, description="LLM voice regenerations.")
+    interpreter: str = Field(
+        default="offline", min_length=1, description="How the user reads messages: offline | MODEL."
+    )
     epsilon: float = Field(default=1e-9, gt=0, description="Float tolerance on patience.")
 
     def costs(self) -> dict[str, float]:

@@ -230,6 +230,20 @@ class Repair(_Event):
     replacement: str = Field(default="", description="What replaced it (if any).")
 
 
+class QuestionRead(_Event):
+    """How an LLM interpreter read an agent message (recorded whether or not it was valid)."""
+
+    kind: Literal["question_read"] = "question_read"
+    interpreter: str = Field(description="The interpreter's model spec.")
+    act: Literal["slots", "open", "confirm", "offtopic"] = Field(description="The act used.")
+    slots: tuple[str, ...] = Field(default=(), description="Slots asked about or described.")
+    confirm: bool | None = Field(default=None, description="Confirmations: does it match.")
+    valid: bool = Field(description="Whether the model's answer passed validation.")
+    fallback: bool = Field(description="Whether the offline interpreter's reading was used.")
+    detail: str = Field(default="", description="Why the answer was rejected (if it was).")
+    raw: str = Field(default="", description="The model's answer (cut to 2000 characters).")
+
+
 class EpisodeEnded(_Event):
     """Last event."""
 
@@ -255,6 +269,7 @@ Event = Annotated[
     | StaleCheck
     | ForcedFinal
     | Repair
+    | QuestionRead
     | EpisodeEnded,
     Field(discriminator="kind"),
 ]
@@ -280,6 +295,7 @@ EVENT_KINDS: tuple[str, ...] = (
     "stale_check",
     "forced_final",
     "repair",
+    "question_read",
     "episode_ended",
 )
 

@@ -38,6 +38,10 @@ class RunSpec(Strict):
     seeds: tuple[int, ...] = Field(default=(0, 1, 2), min_length=1, description="Seeds.")
     agent: str = Field(default=OFFLINE_AGENT, description="'symbolic' or a model spec.")
     user_voice: str = Field(default="template", description="'template' or a model spec.")
+    interpreter: str | None = Field(
+        default=None,
+        description="How the user reads messages: 'offline' or a model spec (None = config's).",
+    )
     config: ProtocolConfig = Field(default_factory=ProtocolConfig)
     limit: int | None = Field(default=None, ge=1, description="Samples per benchmark (first N).")
     sample_ids: tuple[str, ...] | None = Field(
@@ -70,6 +74,11 @@ class RunSpec(Strict):
     def _agent(self) -> RunSpec:
         if not self.agent.strip():
             raise ValueError("agent must be 'symbolic' or a model spec")
+        if self.interpreter is not None and self.interpreter != self.config.interpreter:
+            if not self.interpreter.strip():
+                raise ValueError("interpreter must be 'offline' or a model spec")
+            cfg = self.config.model_copy(update={"interpreter": self.interpreter.strip()})
+            object.__setattr__(self, "config", cfg)
         return self
 
     @property
@@ -78,8 +87,8 @@ class RunSpec(Strict):
         return self.agent.strip().lower() in {OFFLINE_AGENT, "heuristic", "template"}
 
     def identity(self) -> dict[str, object]:
-        """The fields that decide the run id (everything but the name)."""
-        return self.model_dump(mode="json", exclude={"name"})
+        """The fields that decide the run id (all but the name; the interpreter is in config)."""
+        return self.model_dump(mode="json", exclude={"name", "interpreter"})
 
     def run_id(self) -> str:
         """Deterministic run id (``run-`` + content hash of :meth:`identity`)."""

@@ -15,6 +15,11 @@ hook                       default
                            stopwords)
 ``context_facts(intent)``  ``intent.context``
 ``unmet_slots(i, s)``      ``None`` (the protocol falls back to the owed slots)
+``unmet_problems(i, s)``   one problem per ``unmet_slots`` entry ("the colour isn't right")
+``slot_lexicon(cond)``     label + ``slot_words`` as cues, the value as its phrase
+``context_lexicon(key)``   the key's words (``first_name`` → ``first name``)
+``lexicon_families()``     ``()`` (no topics beyond the intent's own slots)
+``action_lexicon(i)``      ``None`` (confirmations are checked slot by slot only)
 ``final_answer_format()``  a generic note
 ``compile_intent(i)``      ``[]`` (the oracle then cannot act)
 ``max_observation_chars``  4000
@@ -27,6 +32,7 @@ import re
 from typing import Any
 
 from core.envs.base import EnvSession, HostWorld
+from core.envs.lexicon import ActionLexicon, Problem, SlotLexicon
 from core.model.intent import Condition, Intent
 from core.model.world import EnvAction
 
@@ -115,3 +121,74 @@ def max_observation_chars(world: HostWorld) -> int:
     """Return how many characters of an observation the agent sees."""
     val: Any = getattr(world, "max_observation_chars", 4000)
     return int(val) if isinstance(val, int) else 4000
+
+
+def slot_lexicon(world: HostWorld, cond: Condition) -> SlotLexicon:
+    """Return how people talk about ``cond``'s slot (the world's lexicon, or a default)."""
+    fn = getattr(world, "slot_lexicon", None)
+    if callable(fn):
+        got = fn(cond)
+        if isinstance(got, SlotLexicon):
+            return got
+    label = slot_label(world, cond)
+    value = str(cond.value).lower() if isinstance(cond.value, str) else ""
+    cues = tuple(sorted(w for w in slot_words(world, cond) if w != value))
+    number = (
+        float(cond.value)
+        if isinstance(cond.value, (int, float)) and not isinstance(cond.value, bool)
+        else None
+    )
+    return SlotLexicon(
+        slot=cond.slot,
+        label=label,
+        family=label,
+        cues=cues,
+        values=(value,) if value else (),
+        number=number,
+        op=cond.op,
+    )
+
+
+def context_lexicon(world: HostWorld, key: str) -> SlotLexicon:
+    """Return how people ask for the context fact ``key`` (e-mail, user id, name …)."""
+    fn = getattr(world, "context_lexicon", None)
+    if callable(fn):
+        got = fn(key)
+        if isinstance(got, SlotLexicon):
+            return got
+    label = key.replace("_", " ").strip()
+    return SlotLexicon(slot=key, label=label, family="context", cues=(label,))
+
+
+def lexicon_families(world: HostWorld) -> tuple[SlotLexicon, ...]:
+    """Return the world's slot families (questions about things with no requirement)."""
+    fn = getattr(world, "lexicon_families", None)
+    if callable(fn):
+        return tuple(x for x in fn() if isinstance(x, SlotLexicon))
+    return ()
+
+
+def action_lexicon(world: HostWorld, intent: Intent) -> ActionLexicon | None:
+    """Return the kind of action ``intent`` asks for, if the world can tell."""
+    fn = getattr(world, "action_lexicon", None)
+    if callable(fn):
+        got = fn(intent)
+        return got if isinstance(got, ActionLexicon) else None
+    return None
+
+
+def unmet_problems(world: HostWorld, intent: Intent, session: EnvSession) -> list[Problem] | None:
+    """Return what a rejected proposal gets wrong, in plain words (None if the world can't tell)."""
+    fn = getattr(world, "unmet_problems", None)
+    if callable(fn):
+        got = fn(intent, session)
+        return None if got is None else [p for p in got if isinstance(p, Problem)]
+    slots = unmet_slots(world, intent, session)
+    if slots is None:
+        return None
+    conds = intent.slot_map()
+    out = []
+    for s in slots:
+        label = slot_label(world, conds[s]) if s in conds else default_slot_label(s)
+        out.append(Problem(slots=(s,), text=f"the {label} isn't right"))
+    return out

@@ -7,9 +7,10 @@
   shifts are flushed before a proposal is adjudicated. Environment actions never fire shifts.
 * Destination: a category drawn from the benchmark's mix (resampling among populated
   categories), then a uniform edge (sorted by destination); no revisits.
-* Suggestibility: an on-topic question (its words match a non-pivot edge's slot words) fires a
-  shift with the persona's probability, restricted to the matched categories, consuming the
-  last remaining placement, so the number of shifts never grows.
+* Suggestibility: an on-topic question (the interpreter reads its own words as asking about a
+  non-pivot edge's changed slots; declared slot ids do not count) fires a shift with the
+  persona's probability, restricted to the matched categories, consuming the last remaining
+  placement, so the number of shifts never grows.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from core.model.config import BenchmarkProtocol, ProtocolConfig
 from core.model.events import ShiftDue, ShiftEdge, ShiftFired, ShiftSkipped, ShiftTrigger
 from core.model.intent import Intent, IntentGraph
 from core.protocol.emit import Emitter
-from core.protocol.hooks import content_words, slot_words
+from core.protocol.hooks import slot_words
 from core.protocol.rng import draw, pick, weighted
 from core.protocol.state import EpisodeState
 
@@ -242,6 +243,31 @@ def trigger_matches(
     return out
 
 
+def trigger_matches_text(
+    state: EpisodeState, question: str, world: HostWorld, config: ProtocolConfig
+) -> list[tuple[ShiftEdge, list[str]]]:
+    """Return legal non-pivot edges whose changed slots the question's own words ask about.
+
+    On-topic is judged by the simulated user's interpreter on the message text (over each
+    edge's changed slots), never by slot ids an agent declares.
+    """
+    from core.protocol.interpret import asked_about
+
+    assert state.graph is not None
+    src = state.current
+    out = []
+    for e in legal_edges(state, config):
+        if e.operator == "pivot":
+            continue
+        dst = state.graph.node(e.dst)
+        conds = {c.slot: c for c in (*dst.conditions, *src.conditions)}
+        changed = [conds[s] for s in delta_slots(src, dst)]
+        hit = asked_about(question, world, changed)
+        if hit:
+            out.append((e, hit))
+    return out
+
+
 def try_trigger(
     em: Emitter, question: str, asked: Sequence[str], world: HostWorld, config: ProtocolConfig
 ) -> ShiftFired | None:
@@ -256,8 +282,7 @@ def try_trigger(
         return None
     if st.shifts_fired >= st.max_shifts or (not st.thresholds and st.due <= 0):
         return None
-    words = content_words(question) | {w for s in asked for w in content_words(s)}
-    matches = trigger_matches(st, words, world, config)
+    matches = trigger_matches_text(st, question, world, config)
     if not matches:
         return None
     if draw(st.rng_key, "shift-trigger", st.turn) >= st.persona.suggestibility:

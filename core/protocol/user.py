@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.envs.base import EnvSession, HostWorld
+from core.envs.lexicon import Problem
 from core.model.events import Disclosure, DisclosureHow, ReplyKind
 from core.model.intent import ConditionValue
 from core.protocol.hooks import (
@@ -18,8 +19,9 @@ from core.protocol.hooks import (
     context_facts,
     default_slot_label,
     slot_label,
-    unmet_slots,
+    unmet_problems,
 )
+from core.protocol.interpret import QuestionAct, interpret
 from core.protocol.rng import draw
 from core.protocol.state import EpisodeState
 
@@ -61,6 +63,9 @@ class ReplyPlan:
     hinted_labels: tuple[str, ...] = ()
     times_asked: int = 0
     accepted: bool | None = None
+    act: str = "slots"
+    note: str = ""
+    problems: tuple[str, ...] = ()
 
     def disclosures(self) -> tuple[Disclosure, ...]:
         """Return the structured disclosures (answers, volunteered and context facts)."""
@@ -88,32 +93,92 @@ def _fact(world: HostWorld, state: EpisodeState, slot: str, how: DisclosureHow) 
     )
 
 
-def plan_answer(
+def _declines(state: EpisodeState, slot: str, i: int) -> bool:
+    assert state.persona is not None
+    p = state.persona
+    return (
+        p.decline > 0
+        and not is_persistent(state, slot)
+        and draw(state.rng_key, "decline", state.turn * 16 + i) < p.decline
+    )
+
+
+def _volunteer(
+    world: HostWorld, state: EpisodeState, taken: set[str], facts: list[Fact]
+) -> list[Fact]:
+    assert state.persona is not None
+    if state.persona.volunteer > 0 and draw(state.rng_key, "volunteer", state.turn) < (
+        state.persona.volunteer
+    ):
+        extra = [s for s in state.owed_slots() if s not in taken]
+        if extra:
+            return [*facts, _fact(world, state, extra[0], "volunteer")]
+    return facts
+
+
+def _reading(
     state: EpisodeState, question: str, asked: Sequence[str], world: HostWorld
+) -> QuestionAct:
+    slots = state.current.slot_map()
+    declared = tuple(s for s in asked if s in slots)
+    if declared:
+        return QuestionAct(act="slots", slots=declared)
+    return interpret(question, state.current, world)
+
+
+def plan_answer(
+    state: EpisodeState,
+    question: str,
+    asked: Sequence[str],
+    world: HostWorld,
+    act: QuestionAct | None = None,
 ) -> ReplyPlan:
     """Decide the reply to a question.
 
     Rules (DECISIONS.md): asked slots already disclosed get a "you already asked" reply; each
     new asked slot is declined with the persona's probability unless the agent is persistent
     about it; at most ``slots_per_answer`` slots are disclosed; with the persona's volunteer
-    probability one more not-yet-known slot is added; questions about no slot may still ask for
-    context facts (account ids …), answered without revealing anything hidden.
+    probability one more not-yet-known slot is added. The interpreter's act decides the rest:
+    an open question discloses owed slots (slots-per-answer); a confirmation is answered
+    against the current intent (yes, or a no that discloses what it gets wrong); a question
+    about something the user has no requirement on gets "no preference"; context facts
+    (account ids …) are stated freely; only an off-topic message gets the confused reply.
+
+    Args:
+        state: The episode state (current intent, disclosures, persona).
+        question: The agent's message.
+        asked: Slots the message asks about (declared or read by the interpreter).
+        world: The host world.
+        act: The interpreter's reading (read here, offline, when None).
     """
     assert state.persona is not None
-    persona, turn, key = state.persona, state.turn, state.rng_key
+    reading = act if act is not None else _reading(state, question, asked, world)
+    if reading.act == "confirm":
+        return _plan_confirm(state, question, reading, world)
+    if reading.act == "open":
+        return _plan_open(state, question, world)
+    persona, turn = state.persona, state.turn
     slots = state.current.slot_map()
-    asked_in = tuple(s for s in asked if s in slots)
+    asked_in = tuple(s for s in (asked or reading.slots) if s in slots)
     if not asked_in:
         ctx = context_facts(world, state.current)
-        words = content_words(question)
-        hits = [k for k in sorted(ctx) if content_words(k) & words]
-        if hits:
+        keys = [k for k in reading.context if k in ctx]
+        if not keys:
+            words = content_words(question)
+            keys = [k for k in sorted(ctx) if content_words(k) & words]
+        if keys:
             cfacts = tuple(
-                Fact(slot=k, label=k, value=ctx[k], phrase=f"my {k} is {ctx[k]}", how="context")
-                for k in hits
+                Fact(
+                    slot=k, label=k, value=ctx[k], phrase=_context_phrase(k, ctx[k]), how="context"
+                )
+                for k in keys
             )
             return ReplyPlan(kind="context", turn=turn, question=question, facts=cfacts)
-        return ReplyPlan(kind="confusion", turn=turn, question=question)
+        if reading.act == "slots" and reading.topics:
+            return ReplyPlan(
+                kind="answer", turn=turn, question=question, act="slots", note="no_requirement"
+            )
+        return ReplyPlan(kind="confusion", turn=turn, question=question, act=reading.act)
     repeated = tuple(
         s for s in asked_in if s in state.disclosed and state.disclosed[s] == slots[s].value
     )
@@ -131,11 +196,7 @@ def plan_answer(
     declined: list[str] = []
     granted: list[str] = []
     for i, s in enumerate(fresh):
-        if (
-            persona.decline > 0
-            and not is_persistent(state, s)
-            and draw(key, "decline", turn * 16 + i) < persona.decline
-        ):
+        if _declines(state, s, i):
             declined.append(s)
         elif len(granted) < persona.slots_per_answer:
             granted.append(s)
@@ -149,11 +210,7 @@ def plan_answer(
             repeated=repeated,
         )
     facts = [_fact(world, state, s, "answer") for s in granted]
-    if persona.volunteer > 0 and draw(key, "volunteer", turn) < persona.volunteer:
-        taken = set(granted) | set(declined) | set(asked_in)
-        extra = [s for s in state.owed_slots() if s not in taken]
-        if extra:
-            facts.append(_fact(world, state, extra[0], "volunteer"))
+    facts = _volunteer(world, state, set(granted) | set(declined) | set(asked_in), facts)
     return ReplyPlan(
         kind="answer",
         turn=turn,
@@ -165,28 +222,120 @@ def plan_answer(
     )
 
 
+_CONTEXT_WORDS = {
+    "user_id": "user id",
+    "first_name": "first name",
+    "last_name": "last name",
+    "dob": "date of birth",
+    "zip": "zip code",
+    "email": "email",
+}
+
+
+def _context_phrase(key: str, value: str) -> str:
+    return f"my {_CONTEXT_WORDS.get(key, key.replace('_', ' '))} is {value}"
+
+
+def _plan_open(state: EpisodeState, question: str, world: HostWorld) -> ReplyPlan:
+    """An open question: disclose owed slots, slots-per-answer at a time."""
+    assert state.persona is not None
+    persona, turn = state.persona, state.turn
+    owed = state.owed_slots()
+    if not owed:
+        return ReplyPlan(
+            kind="answer", turn=turn, question=question, act="open", note="nothing_else"
+        )
+    if persona.decline > 0 and draw(state.rng_key, "decline", turn * 16) < persona.decline:
+        return ReplyPlan(kind="decline", turn=turn, question=question, act="open")
+    granted = owed[: persona.slots_per_answer]
+    facts = [_fact(world, state, s, "answer") for s in granted]
+    facts = _volunteer(world, state, set(granted), facts)
+    return ReplyPlan(kind="answer", turn=turn, question=question, facts=tuple(facts), act="open")
+
+
+def _plan_confirm(
+    state: EpisodeState, question: str, reading: QuestionAct, world: HostWorld
+) -> ReplyPlan:
+    """Plan the reply to a yes/no confirmation.
+
+    Yes when the described action matches the current intent, otherwise a no that discloses
+    what it gets wrong (decline and slots-per-answer apply).
+    """
+    assert state.persona is not None
+    persona, turn = state.persona, state.turn
+    slots = state.current.slot_map()
+    mentioned = tuple(s for s in reading.slots if s in slots)
+    wrong = [s for s in reading.wrong if s in slots]
+    if reading.confirm is not False and not wrong:
+        facts = _volunteer(world, state, set(mentioned), [])
+        return ReplyPlan(
+            kind="answer",
+            turn=turn,
+            question=question,
+            facts=tuple(facts),
+            asked=mentioned,
+            act="confirm",
+            note="confirm_yes",
+        )
+    if not wrong:
+        wrong = state.owed_slots()[:1]
+    declined: list[str] = []
+    granted: list[str] = []
+    for i, s in enumerate(wrong):
+        if _declines(state, s, i):
+            declined.append(s)
+        elif len(granted) < persona.slots_per_answer:
+            granted.append(s)
+    no_facts = tuple(_fact(world, state, s, "answer") for s in granted)
+    return ReplyPlan(
+        kind="answer" if no_facts else "decline",
+        turn=turn,
+        question=question,
+        facts=no_facts,
+        asked=mentioned,
+        declined=tuple(declined),
+        act="confirm",
+        note="confirm_no",
+    )
+
+
 def plan_reaction(
     state: EpisodeState, accepted: bool, world: HostWorld, session: EnvSession
 ) -> ReplyPlan:
     """Decide the reaction to an adjudicated proposal.
 
-    A rejection names what is wrong (slot labels, never values) with the persona's hint
-    probability; otherwise it only says it is not right.
+    With the persona's hint probability a rejection names what is actually wrong with the
+    proposal, in plain words from the world's "what is unmet" hook ("it's the wrong colour",
+    "the exchange still isn't done") — never a hidden value: a phrasing that names values is
+    used only when the agent already knows every slot it concerns. Otherwise it only says it is
+    not right. A hint is given even when the agent knew everything.
     """
     assert state.persona is not None
     if accepted:
         return ReplyPlan(kind="acceptance", turn=state.turn, accepted=True)
-    hinted: tuple[str, ...] = ()
+    hinted: list[str] = []
+    texts: list[str] = []
     if draw(state.rng_key, "hint", state.turn) < state.persona.hint_on_rejection:
-        unmet = unmet_slots(world, state.current, session)
-        cands = unmet if unmet is not None else state.owed_slots()
-        hinted = tuple(cands[:MAX_HINTED])
+        slots = state.current.slot_map()
+        problems = unmet_problems(world, state.current, session)
+        if problems is None or not problems:
+            problems = [
+                Problem(slots=(s,), text=f"the {_label(world, state, s)} isn't right")
+                for s in state.owed_slots()
+            ]
+        known = state.known_slots()
+        for p in problems[:MAX_HINTED]:
+            mine = [s for s in p.slots if s in slots]
+            use_known = bool(p.known_text) and bool(mine) and set(mine) <= known
+            texts.append(p.known_text if use_known else p.text)
+            hinted += [s for s in mine if s not in hinted]
     return ReplyPlan(
         kind="rejection",
         turn=state.turn,
-        hinted=hinted,
-        hinted_labels=tuple(_label(world, state, s) for s in hinted),
+        hinted=tuple(hinted),
+        hinted_labels=tuple(dict.fromkeys(_label(world, state, s) for s in hinted)),
         accepted=False,
+        problems=tuple(texts),
     )
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.envs.base import EnvSession, WorldBase
+from core.envs.lexicon import Problem, SlotLexicon
 from core.model.base import content_hash
 from core.model.intent import Condition, GroundTruth, Intent
 from core.model.world import EnvAction, Observation, ToolSpec, Verdict
@@ -230,6 +231,28 @@ class MockWorld(WorldBase):
             return None
         item = self.by_id[str(prop["item_id"])]
         return unmet(item, intent)
+
+    def slot_lexicon(self, condition: Condition) -> SlotLexicon:
+        """Return how shoppers talk about a condition (interpreter hook)."""
+        from core.envs.mock import lexicon
+
+        return lexicon.slot_lexicon(condition, self.slot_label(condition))
+
+    def lexicon_families(self) -> tuple[SlotLexicon, ...]:
+        """Return the slot families of the shop (interpreter hook)."""
+        from core.envs.mock import lexicon
+
+        return lexicon.families()
+
+    def unmet_problems(self, intent: Intent, session: EnvSession) -> list[Problem] | None:
+        """Return what the purchase gets wrong, in plain words (None when nothing is bought)."""
+        from core.envs.mock import lexicon
+
+        prop = session.proposal()
+        if not prop:
+            return [Problem(slots=(), text="you haven't bought anything yet")]
+        item = self.by_id[str(prop["item_id"])]
+        return lexicon.problems(unmet(item, intent), intent, item.base != intent.base)
 
     def compile_intent(self, intent: Intent) -> list[EnvAction]:
         """Return a search and the purchase of the cheapest matching item."""

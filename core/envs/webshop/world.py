@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from core.envs.base import EnvSession, WorldBase
+from core.envs.lexicon import Problem, SlotLexicon
 from core.envs.webshop.catalogue import Catalogue, page_count
 from core.envs.webshop.loader import BUNDLED_DIR, load_payload_dir, validate_payload
 from core.envs.webshop.models import Goal, GoalSpec, Product, RewardBreakdown, WorldPayload
@@ -226,6 +227,37 @@ class WebShopWorld(WorldBase):
         if condition.slot == "price_upper":
             return "price"
         return condition.slot
+
+    def slot_lexicon(self, condition: Condition) -> SlotLexicon:
+        """Return how shoppers talk about a condition (interpreter hook)."""
+        from core.envs.webshop import lexicon
+
+        return lexicon.slot_lexicon(self, condition)
+
+    def context_lexicon(self, key: str) -> SlotLexicon:
+        """The product type is no fact to ask for: "what kind of product?" is an open question."""
+        return SlotLexicon(slot=key, label=key, family="context", cues=())
+
+    def lexicon_families(self) -> tuple[SlotLexicon, ...]:
+        """Return the shop's slot families (interpreter hook)."""
+        from core.envs.webshop import lexicon
+
+        return lexicon.families()
+
+    def unmet_problems(self, intent: Intent, session: EnvSession) -> list[Problem]:
+        """Return what the purchase gets wrong, in plain words (rejection hints)."""
+        from core.envs.webshop import lexicon
+
+        return lexicon.problems(self, intent, session)
+
+    def unmet_slots(self, intent: Intent, session: EnvSession) -> list[str] | None:
+        """Return the slots the purchase fails (None when nothing was bought)."""
+        if not session.proposal():
+            return None
+        out: list[str] = []
+        for p in self.unmet_problems(intent, session):
+            out += [s for s in p.slots if s not in out]
+        return out
 
     # --------------------------------------------------------------- helpers
     def goal(self, goal_id: str) -> Goal:

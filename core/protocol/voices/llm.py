@@ -38,6 +38,12 @@ _TASKS = {
     "acceptance": "confirm warmly that this is what you wanted",
     "mute": "say nothing",
 }
+_NOTE_TASKS = {
+    "confirm_yes": "say yes, the assistant may go ahead (add only the facts below, if any)",
+    "confirm_no": "say no, it is not what you want, and correct it with the facts below only",
+    "no_requirement": "say you have no preference about that; give no facts",
+    "nothing_else": "say that is everything you need; give no facts",
+}
 MAX_CHARS = 600
 
 
@@ -56,8 +62,8 @@ def contradicts(plan: ReplyPlan, text: str) -> bool:
 
 def _verdict_line(plan: ReplyPlan) -> str:
     if plan.kind == "rejection":
-        what = ", ".join(plan.hinted_labels)
-        hint = f" What is off: the {what}." if what else " Do not say what is off."
+        what = "; ".join(plan.problems) or ", ".join(f"the {x}" for x in plan.hinted_labels)
+        hint = f" What is off: {what}." if what else " Do not say what is off."
         return "The proposal does NOT satisfy you." + hint
     if plan.kind == "acceptance":
         return "The proposal satisfies you."
@@ -92,7 +98,7 @@ class LLMVoice:
         facts = "\n".join(f"- {f.phrase}" for f in plan.facts) or "- (nothing)"
         user = self._tpl("user_reply.md").substitute(
             question=plan.question or "(a proposal: the assistant says it has finished)",
-            task=_TASKS[plan.kind],
+            task=_NOTE_TASKS.get(plan.note) or _TASKS[plan.kind],
             facts=facts,
             verdict=_verdict_line(plan),
         )

@@ -34,6 +34,11 @@ LINE_KINDS = (
     "acceptance",
     "forced_final",
     "mute",
+    "confirm_yes",
+    "confirm_no",
+    "confirm_no_plain",
+    "no_requirement",
+    "nothing_else",
 )
 
 
@@ -72,6 +77,12 @@ def _cap(s: str) -> str:
     return s[:1].upper() + s[1:] if s else s
 
 
+def _join(parts: list[str]) -> str:
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 class TemplateVoice:
     """Phrases reply plans with the persona's style file (offline, deterministic)."""
 
@@ -92,8 +103,17 @@ class TemplateVoice:
         def ln(kind: str, k: int = 0) -> str:
             return self.line(kind, persona, rng_key, c + k)
 
-        if plan.kind == "answer":
-            answers = [f.phrase for f in plan.facts if f.how == "answer"]
+        answers = [f.phrase for f in plan.facts if f.how == "answer"]
+        if plan.note in ("confirm_yes", "no_requirement", "nothing_else") or (
+            plan.note == "confirm_no" and plan.kind == "decline"
+        ):
+            kind = "confirm_no_plain" if plan.note == "confirm_no" else plan.note
+            text = ln(kind)
+            for i, f in enumerate(x for x in plan.facts if x.how == "volunteer"):
+                text += " " + _cap(ln("volunteer", 2 + i).format(fact=f.phrase))
+        elif plan.note == "confirm_no":
+            text = ln("confirm_no").format(facts=ln("joiner", 1).join(answers))
+        elif plan.kind == "answer":
             text = ln("answer").format(facts=ln("joiner", 1).join(answers))
             for i, f in enumerate(x for x in plan.facts if x.how == "volunteer"):
                 text += " " + _cap(ln("volunteer", 2 + i).format(fact=f.phrase))
@@ -106,8 +126,9 @@ class TemplateVoice:
             again = agains[min(max(plan.times_asked - 2, 0), len(agains) - 1)]
             text = " ".join(ln("already_asked").format(again=again).split())
         elif plan.kind == "rejection":
-            if plan.hinted_labels:
-                text = ln("rejection_hint").format(labels=" and the ".join(plan.hinted_labels))
+            problems = list(plan.problems) or [f"the {x} isn't right" for x in plan.hinted_labels]
+            if problems:
+                text = ln("rejection_hint").format(problems=_join(problems))
             else:
                 text = ln("rejection_plain")
         elif plan.kind in ("decline", "confusion", "acceptance", "mute"):

@@ -40,7 +40,7 @@ def test_start_records_header_and_opening(log=None):
     eid = _start(log, "dependent", seed=4, method="A0", run_id="r1")
     h = log.header(eid)
     assert h.persona_id == "dependent" and h.seed == 4 and h.method == "A0" and h.run_id == "r1"
-    assert h.config_hash == ProtocolConfig().config_hash() and h.config.version == "proto-1"
+    assert h.config_hash == ProtocolConfig().config_hash() and h.config.version == "proto-2"
     first = log.events(eid)[0]
     assert first.kind == "episode_started" and first.budget == 12.0 and first.seq == 0
     assert first.turn_cap == 20
@@ -156,7 +156,7 @@ def test_agent_view_never_leaks_hidden_values(sample):
             log, sample, pid, 1, "L", ProtocolConfig(shift_fire_prob=1.0), graph=mock_graph()
         )
         agent = ListAgent(
-            [ask(None, "Can you tell me more about it?"), Propose(text="x"), Malformed()] * 4
+            [ask(None, "Is it raining where you are?"), Propose(text="x"), Malformed()] * 4
         )
         episode.run(log, eid, agent)
         views = [v.model_dump(mode="json") for v in agent.views] + [

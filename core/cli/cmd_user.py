@@ -1,0 +1,146 @@
+"""``driftbench user interpret``: how the simulated user reads agent messages.
+
+Each input line is ``{"sample_id", "question"}`` with an optional ``"turn_intent_id"`` (an
+intent of the sample's graph; the root by default). Each output line is ``{"sample_id",
+"question", "act", "slots", "confirm"}``: ``act`` is ``slots`` / ``open`` / ``confirm`` /
+``offtopic``, ``slots`` lists slot ids of that intent (a confirmation: the slots its description
+names) and ``confirm`` is true/false for confirmations (whether the described action matches the
+intent), else null. A bad line stops the command with one error naming the file and line (exit
+2) before anything is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from core.cli._common import fail, store_path
+from core.errors import ConfigError, DriftBenchError, NotFoundError
+from core.model.intent import Intent, IntentGraph
+from core.model.sample import Sample
+
+BENCHMARKS = ("mock", "tau2_retail", "tau2_airline", "webshop")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register this module's commands."""
+    p = sub.add_parser("user", help="the simulated user (interpreter audit)")
+    usub = p.add_subparsers(dest="user_command", metavar="COMMAND")
+    q = usub.add_parser("interpret", help="read agent messages as question acts (JSON lines)")
+    q.add_argument("--from", dest="source", required=True, metavar="FILE.jsonl")
+    q.add_argument(
+        "--interpreter", default="offline", help="'offline' (default) or MODEL[@API_BASE]"
+    )
+    q.set_defaults(handler=cmd_interpret)
+    p.set_defaults(handler=lambda args: fail("user: choose a command (interpret)"))
+
+
+def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """Read and check the input (ConfigError naming file and line on the first problem)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read: {exc}", file=path) from None
+    out = []
+    for no, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        where = f"line {no}"
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"not JSON: {exc.msg}", file=path, field=where) from None
+        if not isinstance(obj, dict):
+            raise ConfigError("each line must be a JSON object", file=path, field=where)
+        extra = set(obj) - {"sample_id", "question", "turn_intent_id"}
+        if extra:
+            raise ConfigError(f"unknown keys {sorted(extra)}", file=path, field=where)
+        for key in ("sample_id", "question"):
+            if not isinstance(obj.get(key), str) or not obj[key].strip():
+                raise ConfigError(f"{key} must be a non-empty string", file=path, field=where)
+        tid = obj.get("turn_intent_id")
+        if tid is not None and not isinstance(tid, str):
+            raise ConfigError("turn_intent_id must be a string", file=path, field=where)
+        out.append((no, obj))
+    return out
+
+
+class _Samples:
+    """Samples and graphs by id: the store first, then the bundled benchmarks."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        from core.runner.plan import SampleSource
+        from core.store import Store
+
+        path = store_path(args)
+        store = None
+        try:
+            store = Store.open(path, create=False)
+        except DriftBenchError:
+            store = None
+        self.source = SampleSource(store)
+        self.store = store
+
+    def sample(self, sample_id: str) -> Sample:
+        if self.store is not None:
+            try:
+                return Sample.model_validate_json(self.store.sample_json(sample_id))
+            except NotFoundError:
+                pass
+        for b in BENCHMARKS:
+            try:
+                return self.source.sample(b, sample_id)
+            except NotFoundError:
+                continue
+        raise NotFoundError(f"no sample {sample_id}")
+
+    def graph(self, sample: Sample) -> IntentGraph:
+        return self.source.graph(sample.benchmark, sample.graph_id)
+
+
+def _intent(graph: IntentGraph, sample: Sample, turn_intent_id: str | None) -> Intent:
+    return graph.node(turn_intent_id or sample.root_intent_id)
+
+
+def cmd_interpret(args: argparse.Namespace) -> int:
+    """Read each input question as a question act and print one JSON line per input line."""
+    from core.envs.registry import load_world
+    from core.protocol.matching import read_message
+
+    path = Path(args.source)
+    rows = _lines(path)
+    samples = _Samples(args)
+    resolved: list[tuple[dict[str, Any], Sample, Intent]] = []
+    for no, obj in rows:
+        where = f"line {no}"
+        try:
+            sample = samples.sample(obj["sample_id"])
+        except NotFoundError:
+            raise ConfigError(
+                f"unknown sample {obj['sample_id']!r}", file=path, field=f"{where}: sample_id"
+            ) from None
+        graph = samples.graph(sample)
+        try:
+            intent = _intent(graph, sample, obj.get("turn_intent_id"))
+        except KeyError:
+            raise ConfigError(
+                f"intent {obj.get('turn_intent_id')!r} is not in the sample's graph",
+                file=path,
+                field=f"{where}: turn_intent_id",
+            ) from None
+        resolved.append((obj, sample, intent))
+    interpreter = (args.interpreter or "offline").strip() or "offline"
+    for obj, sample, intent in resolved:
+        world = load_world(sample.benchmark)
+        act = read_message(obj["question"], intent, world, interpreter).act
+        line = {
+            "sample_id": obj["sample_id"],
+            "question": obj["question"],
+            "act": act.act,
+            "slots": list(act.slots),
+            "confirm": act.confirm if act.act == "confirm" else None,
+        }
+        print(json.dumps(line, ensure_ascii=False), flush=True)
+    return 0
