@@ -15,6 +15,7 @@ import streamlit as st
 
 from core.paths import default_store_path
 from core.studio import roleplay as play
+from core.studio.play_survey import save_play_survey
 from pages.common.auth import current_user
 from pages.common.play import conversation, md_escape, remember_episode, setup_controls
 from pages.common.store import get_store
@@ -179,12 +180,11 @@ elif uv.ended:
             comment = st.text_area("Anything else?", key="play_user_s_comment")
             if st.form_submit_button("Save survey", type="primary"):
                 saved = guarded(
-                    store.add_annotation,
+                    save_play_survey,
+                    store,
                     annotator=user.name,
-                    target_kind="episode",
-                    target_id=eid,
-                    label_kind="play_user_survey",
-                    value={
+                    episode_id=eid,
+                    answers={
                         "understood": understood,
                         "questions_worth_it": questions,
                         "adapted": adapted,
@@ -193,7 +193,6 @@ elif uv.ended:
                         "outcome": outcome,
                         "shifts": len(pv.shifts),
                     },
-                    self_played=True,
                 )
                 if saved is not None:
                     st.session_state["play_user_survey_done"] = eid

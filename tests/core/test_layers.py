@@ -19,7 +19,8 @@ from core.paths import PROJECT_ROOT
 LAYERS: list[set[str]] = [
     {"core", "core.errors", "core.paths", "core.settings"},
     {"core.model"},
-    {"core.llm", "core.envs", "core.store"},
+    {"core.store"},
+    {"core.llm", "core.envs"},
     {"core.protocol", "core.graph"},
     {"core.agents", "core.faults"},
     {"core.engine"},
