@@ -8,13 +8,13 @@ the current private intent, shift banners, the patience meter, the chat and the 
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import streamlit as st
 
 from core.paths import default_store_path
 from core.studio import roleplay as play
+from core.studio.environment import env_name, settings
 from core.studio.play_survey import save_play_survey
 from pages.common.auth import current_user
 from pages.common.play import conversation, md_escape, remember_episode, setup_controls
@@ -23,7 +23,7 @@ from pages.common.ui import guarded
 from pages.common.widgets import patience_meter
 
 KEY = "play_user_episode"
-MODEL_ENV = "DRIFTBENCH_PLAY_MODEL"
+MODEL_ENV = env_name("play_model")
 SYMBOLIC = "symbolic"
 
 
@@ -59,7 +59,7 @@ if eid is None:
     method = c1.selectbox(
         "Agent method (symbolic ladder)", play.USER_PLAY_METHODS, key="play_user_method"
     )
-    model = os.environ.get(MODEL_ENV, "").strip()
+    model = settings().play_model.strip()
     kinds = [SYMBOLIC, model] if model else [SYMBOLIC]
     agent_kind = c2.selectbox(
         "Agent", kinds, key="play_user_agent", help=f"Set {MODEL_ENV} to offer an LLM agent."

@@ -17,7 +17,9 @@ import pytest
 from core.paths import PROJECT_ROOT
 
 LAYERS: list[set[str]] = [
-    {"core", "core.errors", "core.paths", "core.settings"},
+    {"core", "core.errors"},
+    {"core.settings"},
+    {"core.paths"},
     {"core.model"},
     {"core.store"},
     {"core.llm", "core.envs"},
