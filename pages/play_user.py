@@ -15,9 +15,10 @@ import streamlit as st
 from core.paths import default_store_path
 from core.studio import roleplay as play
 from core.studio.environment import env_name, settings
+from core.studio.markdown import md_escape
 from core.studio.play_survey import save_play_survey
 from pages.common.auth import current_user
-from pages.common.play import conversation, md_escape, remember_episode, setup_controls
+from pages.common.play import conversation, remember_episode, setup_controls
 from pages.common.store import get_store
 from pages.common.ui import guarded
 from pages.common.widgets import patience_meter
