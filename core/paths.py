@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from core.errors import ConfigError
 from core.settings import settings
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -28,6 +29,30 @@ PERSONAS_DIR = PROJECT_ROOT / "personas"
 
 PROMPTS_DIR = DATA_DIR / "prompts"
 """Prompt templates as data files."""
+
+
+CHECKOUT_PARTS: tuple[str, ...] = ("data", "personas", "pages", "app.py")
+"""What the project reads from its source checkout beside ``core/`` (the wheel carries none)."""
+
+
+def require_checkout(root: Path = PROJECT_ROOT) -> None:
+    """Check that ``root`` is a source checkout holding the bundled data and the studio.
+
+    The project runs from a clone of its repository (``make setup`` installs it editable); a
+    wheel or sdist installed elsewhere has only the ``core`` package, so every command would
+    fail later on a missing file. This says so up front.
+
+    Raises:
+        ConfigError: Naming the folder and what is missing there.
+    """
+    missing = [part for part in CHECKOUT_PARTS if not (root / part).exists()]
+    if missing:
+        raise ConfigError(
+            f"not a Drift-Bench++ source checkout ({', '.join(missing)} missing): the project "
+            "runs from a clone of its repository installed with 'pip install -e .' (README, "
+            "Install)",
+            file=root,
+        )
 
 
 def home_dir() -> Path:

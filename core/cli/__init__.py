@@ -15,6 +15,7 @@ from core import __version__
 from core.cli import cmd_build, cmd_data, cmd_env, cmd_grip, cmd_run, cmd_setup, cmd_studies
 from core.cli._common import EXIT_USAGE, fail
 from core.errors import DriftBenchError
+from core.paths import require_checkout
 
 _MODULES = (cmd_setup, cmd_data, cmd_env, cmd_build, cmd_run, cmd_grip, cmd_studies)
 
@@ -47,6 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
+        require_checkout()
         return int(handler(args) or 0)
     except DriftBenchError as exc:
         return fail(str(exc))
