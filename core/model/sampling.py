@@ -19,7 +19,7 @@ def draw_sample(sample_ids: Iterable[str], seed: int) -> str:
         seed: The episode seed.
 
     Returns:
-        ``random.Random(seed).choice(sorted(set(sample_ids)))``.
+        The id that ``random.Random(seed)`` chooses from the sorted, de-duplicated ids.
 
     Raises:
         ValueError: When there is nothing to draw from.

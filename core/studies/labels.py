@@ -58,17 +58,21 @@ class WhoBroke(Strict):
 class PlayUserSurvey(Strict):
     """Value of a ``play_user_survey`` label: the play-as-user page's end-of-episode survey."""
 
-    understood: int = Field(ge=1, le=5, description="The agent understood what I wanted (1-5).")
+    understood: int = Field(
+        strict=True, ge=1, le=5, description="The agent understood what I wanted (1-5)."
+    )
     questions_worth_it: int = Field(
-        ge=1, le=5, description="The agent's questions were worth my patience (1-5)."
+        strict=True, ge=1, le=5, description="The agent's questions were worth my patience (1-5)."
     )
     adapted: Literal["yes", "partly", "no", "my goal did not change"] = Field(
         description="When my goal changed, the agent adapted."
     )
-    in_character: int = Field(ge=1, le=5, description="I could stay in character (1-5).")
+    in_character: int = Field(
+        strict=True, ge=1, le=5, description="I could stay in character (1-5)."
+    )
     comment: str = Field(default="", max_length=10_000, description="Anything else.")
     outcome: str = Field(min_length=1, description="The episode's outcome, as shown.")
-    shifts: int = Field(ge=0, description="Intent shifts the player saw.")
+    shifts: int = Field(strict=True, ge=0, description="Intent shifts the player saw.")
 
 
 def persona_ids() -> tuple[str, ...]:
