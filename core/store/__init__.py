@@ -36,7 +36,7 @@ from core.store.schema import (
     STUDY_DDL,
     _statements,
 )
-from core.store.worlds import WorldRecord, WorldsRepo, WorldWriter
+from core.store.worlds import WorldRecord, WorldsRepo
 
 
 class Store(WorldsRepo, CatalogRepo, RunsRepo, EpisodesRepo, AnnotationsRepo):
@@ -57,7 +57,6 @@ __all__ = [
     "StoreBase",
     "StoreError",
     "WorldRecord",
-    "WorldWriter",
     "_statements",
     "insert_annotation",
     "utcnow",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from core.store.connection import StoreBase, utcnow
 
@@ -23,23 +23,6 @@ class WorldRecord:
     payload: dict[str, Any]
     summary: dict[str, Any]
     created_at: str
-
-
-class WorldWriter(Protocol):
-    """The part of the store a world importer needs (a store, or a test's stand-in)."""
-
-    def put_world(
-        self,
-        *,
-        benchmark: str,
-        world_id: str,
-        name: str,
-        source: str,
-        payload: dict[str, Any],
-        summary: dict[str, Any],
-    ) -> None:
-        """Insert or replace one host world in a single transaction."""
-        ...
 
 
 class WorldsRepo(StoreBase):

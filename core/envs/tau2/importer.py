@@ -8,10 +8,10 @@ from typing import Any
 from core.envs.tau2.grading import golden_report
 from core.envs.tau2.loader import read_domain_dir
 from core.envs.tau2.world import load_tau2_world_from_payload
-from core.store.worlds import WorldWriter
+from core.store import Store
 
 
-def import_domain(domain: str, src: Path, store: WorldWriter) -> dict[str, Any]:
+def import_domain(domain: str, src: Path, store: Store) -> dict[str, Any]:
     """Import a τ²-bench domain directory into the store.
 
     Validates everything first (nothing is written on failure), builds the world, checks that

@@ -33,7 +33,7 @@ from core.envs.webshop.models import Goal, Product, WorldPayload
 from core.envs.webshop.text import heuristic_nouns, price_text, price_upper_for, round_money
 from core.errors import ConfigError, pydantic_error_to_config_error
 from core.model.base import content_hash
-from core.store.worlds import WorldWriter
+from core.store import Store
 
 GOAL_SHUFFLE_SEED = 233
 
@@ -274,7 +274,7 @@ def _synthetic_goals(products: list[Product], attrs: dict[str, RawAttributes]) -
     return goals
 
 
-def import_webshop(src: Path, store: WorldWriter) -> dict[str, Any]:
+def import_webshop(src: Path, store: Store) -> dict[str, Any]:
     """Validate WebShop's files in ``src`` and store them as one world.
 
     Nothing is written when validation fails.
