@@ -17,7 +17,6 @@ frames and ``"—"`` in every formatted output, never 0.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,7 +26,7 @@ from core.grip import grip_frame
 from core.grip.cache import resolve_runs
 from core.grip.realism import role_realism, with_identification
 from core.model.base import Strict
-from core.model.run import OFFLINE_AGENT
+from core.model.run import agent_of_spec_json, is_symbolic_agent
 from core.store import Memo, Store
 
 OFFLINE_NOTE = (
@@ -60,17 +59,9 @@ class RunOption(Strict):
         return f"{self.name} · {self.agent} · {self.completed}/{self.total} ({self.status})"
 
 
-def _agent_of(spec_json: str) -> str:
-    try:
-        spec = json.loads(spec_json)
-    except ValueError:
-        return "?"
-    return str(spec.get("agent") or OFFLINE_AGENT) if isinstance(spec, dict) else "?"
-
-
 def is_symbolic(agent: str) -> bool:
     """Whether an agent spec selects the offline symbolic policies."""
-    return agent.strip().lower() in {OFFLINE_AGENT, "heuristic", "template"}
+    return is_symbolic_agent(agent)
 
 
 def run_options(store: Store) -> list[RunOption]:
@@ -81,7 +72,7 @@ def run_options(store: Store) -> list[RunOption]:
     ).fetchall()
     out = []
     for run_id, name, status, total, completed, errors, spec, created in rows:
-        agent = _agent_of(spec)
+        agent = agent_of_spec_json(spec)
         out.append(
             RunOption(
                 run_id=run_id,
