@@ -51,7 +51,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     """Time cold, restart and warm renders of the GRIP page."""
     from streamlit.testing.v1 import AppTest
 
-    from core.studio.dashboards import FRAME_MEMO
+    from pages.common.store import _store as page_store
 
     n = QUICK_N if quick else FULL_N
     reps = 3 if quick else 5
@@ -71,14 +71,14 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         build_s = time.perf_counter() - t0
         os.environ["DRIFTBENCH_HOME"] = str(home)
         try:
-            FRAME_MEMO.clear()
+            page_store.clear()  # a restart: a new store object, so its memos start empty
             at = AppTest.from_file(str(PAGE), default_timeout=1800)
             at.query_params["run"] = run_name
             cold = _render(at)
             warm = statistics.median(_render(at) for _ in range(reps))
             restarts = []
             for _ in range(reps):
-                FRAME_MEMO.clear()
+                page_store.clear()
                 restarts.append(_render(at))
             restart = statistics.median(restarts)
             shown = len(at.table[0].value) if at.table else 0

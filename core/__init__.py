@@ -14,11 +14,19 @@ OFFLINE_SWITCHES = {
     "LITELLM_OFFLINE_MODE": "true",
     "HF_HUB_OFFLINE": "1",
 }
-"""Environment flags that keep litellm (and Hugging Face hub) from fetching at import time."""
+"""Environment flags that keep litellm (and the Hugging Face hub) from reaching the network.
 
-for _key, _value in OFFLINE_SWITCHES.items():
-    os.environ.setdefault(_key, _value)
+The one definition: :mod:`core.llm.env` and ``driftbench doctor`` read it from here."""
+
+
+def set_offline_switches() -> None:
+    """Set each offline switch unless the environment already chose a value (``setdefault``)."""
+    for key, value in OFFLINE_SWITCHES.items():
+        os.environ.setdefault(key, value)
+
+
+set_offline_switches()
 
 __version__ = "0.1.0"
 
-__all__ = ["OFFLINE_SWITCHES", "__version__"]
+__all__ = ["OFFLINE_SWITCHES", "__version__", "set_offline_switches"]

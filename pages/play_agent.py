@@ -13,10 +13,10 @@ import streamlit as st
 from core.model.actions import Ask, EnvOp, Propose
 from core.model.world import EnvAction
 from core.studio import roleplay as play
+from core.studio.markdown import md_escape
 from pages.common.auth import current_user
 from pages.common.play import (
     conversation,
-    md_escape,
     remember_episode,
     setup_controls,
     shop,

@@ -8,21 +8,23 @@ the current private intent, shift banners, the patience meter, the chat and the 
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import streamlit as st
 
 from core.paths import default_store_path
 from core.studio import roleplay as play
+from core.studio.environment import env_name, settings
+from core.studio.markdown import md_escape
+from core.studio.play_survey import save_play_survey
 from pages.common.auth import current_user
-from pages.common.play import conversation, md_escape, remember_episode, setup_controls
+from pages.common.play import conversation, remember_episode, setup_controls
 from pages.common.store import get_store
 from pages.common.ui import guarded
 from pages.common.widgets import patience_meter
 
 KEY = "play_user_episode"
-MODEL_ENV = "DRIFTBENCH_PLAY_MODEL"
+MODEL_ENV = env_name("play_model")
 SYMBOLIC = "symbolic"
 
 
@@ -58,7 +60,7 @@ if eid is None:
     method = c1.selectbox(
         "Agent method (symbolic ladder)", play.USER_PLAY_METHODS, key="play_user_method"
     )
-    model = os.environ.get(MODEL_ENV, "").strip()
+    model = settings().play_model.strip()
     kinds = [SYMBOLIC, model] if model else [SYMBOLIC]
     agent_kind = c2.selectbox(
         "Agent", kinds, key="play_user_agent", help=f"Set {MODEL_ENV} to offer an LLM agent."
@@ -179,12 +181,11 @@ elif uv.ended:
             comment = st.text_area("Anything else?", key="play_user_s_comment")
             if st.form_submit_button("Save survey", type="primary"):
                 saved = guarded(
-                    store.add_annotation,
+                    save_play_survey,
+                    store,
                     annotator=user.name,
-                    target_kind="episode",
-                    target_id=eid,
-                    label_kind="play_user_survey",
-                    value={
+                    episode_id=eid,
+                    answers={
                         "understood": understood,
                         "questions_worth_it": questions,
                         "adapted": adapted,
@@ -193,7 +194,6 @@ elif uv.ended:
                         "outcome": outcome,
                         "shifts": len(pv.shifts),
                     },
-                    self_played=True,
                 )
                 if saved is not None:
                     st.session_state["play_user_survey_done"] = eid

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import random
-
 import streamlit as st
 
+from core.model.sampling import draw_sample
 from core.studio import watch as live
 from core.studio.choices import LADDER, load_personas
 from core.studio.inspector import hidden_truth
@@ -40,7 +39,7 @@ with st.form("watch-start"):
     start = st.form_submit_button("Start", type="primary")
 if start:
     pool = [r["sample_id"] for r in samples if r["benchmark"] == benchmark]
-    sample_id = random.Random(int(seed)).choice(pool)
+    sample_id = draw_sample(pool, int(seed))
     personas = list(load_personas()) if persona == "(all five)" else [persona]
     for p in personas:
         eid = guarded(live.start_watched, store, sample_id, p, method, int(seed))

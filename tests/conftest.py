@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from core.paths import shared_dir
+
 pytest_plugins = ["tests.fakes.plugin"]
 
-SHARED = Path(
-    os.environ.get("DRIFTBENCH_SHARED", Path(__file__).resolve().parents[1].parent / "shared")
-)
+SHARED = shared_dir()
 HOSTDATA = SHARED / "hostdata"
 RELEASE = SHARED / "driftbench_release"
 

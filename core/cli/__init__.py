@@ -24,6 +24,7 @@ from core.cli import (
 )
 from core.cli._common import EXIT_USAGE, fail
 from core.errors import DriftBenchError
+from core.paths import require_checkout
 
 _MODULES = (cmd_setup, cmd_data, cmd_env, cmd_build, cmd_run, cmd_grip, cmd_studies, cmd_user)
 
@@ -56,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
+        require_checkout()
         return int(handler(args) or 0)
     except DriftBenchError as exc:
         return fail(str(exc))

@@ -10,7 +10,7 @@ import sys
 from importlib import metadata
 from typing import Any
 
-from core import OFFLINE_SWITCHES, __version__
+from core import __version__
 from core.cli._common import add_json, emit, open_store
 from core.paths import PROJECT_ROOT
 
@@ -58,7 +58,7 @@ def _version(dist: str) -> str | None:
 
 def doctor_report(args: argparse.Namespace) -> dict[str, Any]:
     """Collect the doctor report (no network, no key values)."""
-    from core.llm import configured_providers
+    from core.llm import configured_providers, offline_switches
 
     versions: dict[str, str | None] = {
         "driftbench": __version__,
@@ -76,7 +76,7 @@ def doctor_report(args: argparse.Namespace) -> dict[str, Any]:
             "counts": store.counts(),
         },
         "providers": configured_providers(),
-        "offline": {k: os.environ.get(k) == v for k, v in OFFLINE_SWITCHES.items()},
+        "offline": offline_switches(),
     }
 
 

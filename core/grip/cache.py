@@ -31,6 +31,7 @@ from core.grip.extract import (
     start_info,
 )
 from core.grip.record import GRIP_VERSION, RECORD_COLUMNS
+from core.settings import env_name, settings
 from core.store import Store
 
 CACHE_TABLE = "grip_cache"
@@ -159,7 +160,7 @@ def _event_stream(conn: sqlite3.Connection, ids: Sequence[str]) -> Iterator[tupl
 PARALLEL_MIN = 5000
 """Episodes to compute before the work is split over processes."""
 
-WORKERS_ENV = "DRIFTBENCH_GRIP_WORKERS"
+WORKERS_ENV = env_name("grip_workers")
 """Environment variable capping the scoring processes (``1`` = never fork)."""
 
 
@@ -183,8 +184,8 @@ def compute_missing(store: Store, run_ids: Sequence[str], *, workers: int | None
     if not todo:
         return 0
     if workers is None:
-        env = os.environ.get(WORKERS_ENV, "").strip()
-        workers = int(env) if env.isdigit() else min(os.cpu_count() or 1, 4)
+        configured = settings().grip_workers
+        workers = configured if configured is not None else min(os.cpu_count() or 1, 4)
     n = workers
     if n <= 1 or len(todo) < PARALLEL_MIN:
         return _compute_rows(store, todo)

@@ -2,8 +2,8 @@
 
 The key is a hash of (model, api_base, messages, tools, sampling params, namespace). Transport
 settings (timeouts, retries, streaming) and anything secret are excluded from both the key and
-the stored request. The table layout is shared with the main store, so the cache may live in
-the store's file.
+the stored request. The table is defined once, in :mod:`core.store.schema`, so the cache may live
+in the store's file or in a file of its own with the very same layout.
 """
 
 from __future__ import annotations
@@ -21,21 +21,10 @@ from pydantic import Field
 
 from core.llm.types import LLMResponse, ModelSpec, ToolCall, Usage
 from core.model.base import Strict, canonical_json
+from core.store.schema import LLM_CACHE_DDL
 
-CACHE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS llm_cache (
-    key TEXT PRIMARY KEY,
-    model TEXT NOT NULL,
-    namespace TEXT NOT NULL,
-    request TEXT NOT NULL,
-    response TEXT NOT NULL,
-    prompt_tokens INTEGER,
-    completion_tokens INTEGER,
-    cost_usd REAL,
-    created_at TEXT NOT NULL
-)
-"""
-"""DDL of the cache table (the main store creates the very same table)."""
+CACHE_SCHEMA = LLM_CACHE_DDL
+"""DDL of the cache table: the store's own definition (:data:`core.store.LLM_CACHE_DDL`)."""
 
 NON_KEY_PARAMS = frozenset(
     {

@@ -17,12 +17,7 @@ import os
 import threading
 from types import ModuleType
 
-OFFLINE_SWITCHES: dict[str, str] = {
-    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-    "LITELLM_OFFLINE_MODE": "true",
-    "HF_HUB_OFFLINE": "1",
-}
-"""Environment flags that keep litellm (and the Hugging Face hub) from reaching the network."""
+from core import OFFLINE_SWITCHES, set_offline_switches
 
 PROVIDER_KEY_ENV: dict[str, str] = {
     "OPENAI_API_KEY": "openai",
@@ -49,9 +44,12 @@ _litellm: ModuleType | None = None
 
 
 def ensure_offline_env() -> None:
-    """Set litellm's offline switches unless the user already chose a value (``setdefault``)."""
-    for name, value in OFFLINE_SWITCHES.items():
-        os.environ.setdefault(name, value)
+    """Set litellm's offline switches unless the user already chose a value (``setdefault``).
+
+    ``import core`` has set them already; this repeats it for a process whose environment was
+    replaced since (e.g. a test that cleared ``os.environ``).
+    """
+    set_offline_switches()
 
 
 def offline_switches() -> dict[str, bool]:

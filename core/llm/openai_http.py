@@ -35,8 +35,9 @@ from urllib.parse import urlsplit
 
 from core.llm.env import load_litellm
 from core.llm.types import LLMResponse, ModelSpec, ToolCall, Usage
+from core.settings import env_name, settings
 
-TRANSPORT_ENV = "DRIFTBENCH_LLM_TRANSPORT"
+TRANSPORT_ENV = env_name("llm_transport")
 """``auto`` (default: direct for OpenAI-compatible endpoints) or ``litellm`` (always litellm)."""
 
 BODY_PARAMS = frozenset(
@@ -141,7 +142,7 @@ def direct_eligible(spec: ModelSpec, params: dict[str, Any], stream: bool) -> bo
         True for a non-streamed call to an ``openai/…`` model at an explicit ``api_base`` whose
         parameters are all plain chat-completions fields, unless the environment forces litellm.
     """
-    if os.environ.get(TRANSPORT_ENV, "auto").strip().lower() == "litellm":
+    if settings().llm_transport == "litellm":
         return False
     if stream or spec.api_base is None or not spec.model.startswith("openai/"):
         return False

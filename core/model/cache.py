@@ -2,7 +2,8 @@
 
 Objects that several threads (Streamlit sessions, a sweep's writer thread) share keep their
 caches in one of these, created in their constructor: the event logs hold the engine's live
-episode state in one (:attr:`core.engine.eventlog.InMemoryEventLog.live`, ``Store.live``).
+episode state in one (:attr:`core.engine.eventlog.InMemoryEventLog.live`, ``Store.live``), and
+a store keeps its dashboard memos in them (:meth:`core.store.connection.StoreBase.memo`).
 It depends on nothing, so any layer may own one.
 """
 

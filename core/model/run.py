@@ -8,6 +8,7 @@ the same spec again resumes it. How a run executes (backend, workers, cost guard
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -26,6 +27,28 @@ PERSONAS: tuple[str, ...] = ("rational", "dependent", "avoidant", "intuitive", "
 
 OFFLINE_AGENT = "symbolic"
 """Agent spec selecting the offline symbolic policies."""
+
+
+OFFLINE_AGENT_NAMES = frozenset({OFFLINE_AGENT, "heuristic", "template"})
+"""Agent specs that select the offline symbolic policies (case and spaces ignored)."""
+
+
+def is_symbolic_agent(agent: str) -> bool:
+    """Whether an agent spec selects the offline symbolic policies.
+
+    >>> is_symbolic_agent(" Heuristic "), is_symbolic_agent("openai/gpt-4o-mini")
+    (True, False)
+    """
+    return agent.strip().lower() in OFFLINE_AGENT_NAMES
+
+
+def agent_of_spec_json(spec_json: str) -> str:
+    """The agent of a stored run spec's JSON (``symbolic`` when unset, ``?`` when unreadable)."""
+    try:
+        spec = json.loads(spec_json)
+    except ValueError:
+        return "?"
+    return str(spec.get("agent") or OFFLINE_AGENT) if isinstance(spec, dict) else "?"
 
 
 class RunSpec(Strict):
@@ -84,7 +107,7 @@ class RunSpec(Strict):
     @property
     def is_symbolic(self) -> bool:
         """Whether the agents are the offline symbolic policies."""
-        return self.agent.strip().lower() in {OFFLINE_AGENT, "heuristic", "template"}
+        return is_symbolic_agent(self.agent)
 
     def identity(self) -> dict[str, object]:
         """The fields that decide the run id (all but the name; the interpreter is in config)."""

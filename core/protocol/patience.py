@@ -12,13 +12,8 @@ from core.protocol.emit import Emitter
 
 
 def cost_of(reason: ChargeReason, config: ProtocolConfig) -> float:
-    """Return the configured cost of ``reason``."""
-    return {
-        "question": config.cost_question,
-        "rejected_proposal": config.cost_rejected_proposal,
-        "malformed": config.cost_malformed,
-        "env_action": config.cost_env_action,
-    }[reason]
+    """Return the configured cost of ``reason`` (from :meth:`ProtocolConfig.costs`)."""
+    return config.costs()[reason]
 
 
 def affordable(patience: float, cost: float, eps: float) -> bool:

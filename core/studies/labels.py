@@ -21,7 +21,7 @@ from core.model.base import Strict
 from core.model.intent import ShiftOperator
 from core.model.sample import FaultType
 from core.paths import PERSONAS_DIR
-from core.store import Store, utcnow
+from core.store import Store, insert_annotation, utcnow
 from core.studies.models import LabelKind, LabelRecord, TargetKind, split_pair
 from core.studies.schema import ensure_study_schema
 
@@ -55,6 +55,26 @@ class WhoBroke(Strict):
     )
 
 
+class PlayUserSurvey(Strict):
+    """Value of a ``play_user_survey`` label: the play-as-user page's end-of-episode survey."""
+
+    understood: int = Field(
+        strict=True, ge=1, le=5, description="The agent understood what I wanted (1-5)."
+    )
+    questions_worth_it: int = Field(
+        strict=True, ge=1, le=5, description="The agent's questions were worth my patience (1-5)."
+    )
+    adapted: Literal["yes", "partly", "no", "my goal did not change"] = Field(
+        description="When my goal changed, the agent adapted."
+    )
+    in_character: int = Field(
+        strict=True, ge=1, le=5, description="I could stay in character (1-5)."
+    )
+    comment: str = Field(default="", max_length=10_000, description="Anything else.")
+    outcome: str = Field(min_length=1, description="The episode's outcome, as shown.")
+    shifts: int = Field(strict=True, ge=0, description="Intent shifts the player saw.")
+
+
 def persona_ids() -> tuple[str, ...]:
     """Return the persona ids (file names in ``personas/``), or the five defaults."""
     found = tuple(sorted(p.stem for p in PERSONAS_DIR.glob("*.yaml")))
@@ -73,6 +93,7 @@ APPLIES_TO: dict[LabelKind, frozenset[TargetKind]] = {
     "who_broke": frozenset({"episode", "session"}),
     "comment": frozenset({"episode", "episode_pair", "session", "sample"}),
     "intents": frozenset({"session"}),
+    "play_user_survey": frozenset({"episode"}),
 }
 """Which target kinds each label kind may be given on."""
 
@@ -159,6 +180,14 @@ def validate_label(
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise bad("expected a list of intent descriptions (text)")
         return [v.strip() for v in value if v.strip()]
+    if kind == "play_user_survey":
+        try:
+            survey = PlayUserSurvey.model_validate(value)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ())) or "value"
+            raise bad(f"{where}: {first.get('msg', 'invalid')}") from exc
+        return survey.model_dump()
     if kind == "realism":
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
             raise bad(f"realism is a Likert rating 1-5, got {value!r}")
@@ -244,23 +273,19 @@ def write_label(
     now = utcnow()
     with store.transaction() as conn:
         self_played = _is_self_played(conn, annotator, episodes_of(target_kind, target_id))
-        cur = conn.execute(
-            "INSERT INTO annotations(study_id, annotator, target_kind, target_id, label_kind,"
-            " value, turn, self_played, seconds, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (
-                study_id,
-                annotator,
-                target_kind,
-                target_id,
-                label_kind,
-                json.dumps(clean, ensure_ascii=False),
-                turn,
-                int(self_played),
-                seconds,
-                now,
-            ),
+        annotation_id = insert_annotation(
+            conn,
+            annotator=annotator,
+            target_kind=target_kind,
+            target_id=target_id,
+            label_kind=label_kind,
+            value=clean,
+            study_id=study_id,
+            turn=turn,
+            self_played=self_played,
+            seconds=seconds,
+            created_at=now,
         )
-        annotation_id = int(cur.lastrowid or 0)
         if assignment_id is not None and required:
             marks = ",".join("?" * len(required))
             have = conn.execute(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import Field, field_validator, model_validator
 
@@ -28,8 +28,15 @@ LabelKind = Literal[
     "who_broke",
     "comment",
     "intents",
+    "play_user_survey",
 ]
-"""Closed vocabulary of label kinds (the ``label_kind`` column of ``annotations``)."""
+"""Closed vocabulary of label kinds (the ``label_kind`` column of ``annotations``).
+
+``play_user_survey`` is the end-of-episode survey of the play-as-user page; studies cannot ask
+for it on their label forms."""
+
+FORM_LABEL_KINDS: frozenset[str] = frozenset(get_args(LabelKind)) - {"play_user_survey"}
+"""Label kinds a study's label form may ask for."""
 
 AssignmentStatus = Literal["pending", "done", "skipped"]
 
@@ -111,6 +118,9 @@ class StudySpec(Strict):
             raise ValueError("a 'label' study needs episodes, episode_pairs or sessions")
         if "label" in self.roles and not self.label_kinds:
             raise ValueError("a 'label' study needs at least one label kind")
+        for kind in self.label_kinds:
+            if kind not in FORM_LABEL_KINDS:
+                raise ValueError(f"{kind!r} is written by its page, not asked by a label form")
         plays = {"play_user", "play_agent"}.intersection(self.roles)
         if plays and not self.samples:
             raise ValueError("a play study needs samples")

@@ -22,7 +22,6 @@ signalled.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import time
@@ -34,7 +33,13 @@ from pydantic import ValidationError
 
 from core.errors import ConfigError
 from core.model.base import Strict
-from core.model.run import OFFLINE_AGENT, RunOptions, RunSpec
+from core.model.run import (
+    OFFLINE_AGENT,
+    RunOptions,
+    RunSpec,
+    agent_of_spec_json,
+    is_symbolic_agent,
+)
 from core.store import Store, utcnow
 
 ACTIVE = frozenset({"pending", "running", "cancelling"})
@@ -364,10 +369,7 @@ def run_rows(store: Store) -> list[RunRow]:
     )
     out = []
     for run_id, name, status, total, completed, errors, cost, spec, updated in cur.fetchall():
-        try:
-            agent = str(json.loads(spec).get("agent") or OFFLINE_AGENT)
-        except (ValueError, AttributeError):
-            agent = "?"
+        agent = agent_of_spec_json(spec)
         worker, pid = worker_state(store, run_id)
         t = int(total)
         out.append(
@@ -381,7 +383,7 @@ def run_rows(store: Store) -> list[RunRow]:
                 cost_usd=float(cost or 0.0),
                 fraction=min(1.0, (int(completed) + int(errors)) / t) if t else 0.0,
                 agent=agent,
-                symbolic=agent.strip().lower() in {OFFLINE_AGENT, "heuristic", "template"},
+                symbolic=is_symbolic_agent(agent),
                 updated_at=updated,
                 pid=pid,
                 worker=worker,

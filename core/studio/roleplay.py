@@ -23,7 +23,6 @@ Everything here is pure engine code (no streamlit). It covers:
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -51,6 +50,7 @@ from core.model.events import (
     TurnStarted,
 )
 from core.model.intent import Intent
+from core.model.sampling import draw_sample
 from core.model.world import ToolSpec
 from core.protocol.state import EpisodeState, evolve
 from core.protocol.views import agent_view as build_agent_view
@@ -87,7 +87,7 @@ def sample_choices(store: Any, benchmark: str) -> list[SampleChoice]:
 
 
 def choose_sample(store: Any, benchmark: str, sample_id: str | None, seed: int) -> str:
-    """Return ``sample_id``, or a sample drawn with ``random.Random(seed)`` when it is None.
+    """Return ``sample_id``, or the sample ``seed`` draws (``draw_sample``).
 
     Raises:
         ConfigError: No samples for ``benchmark``, or an unknown sample id.
@@ -96,7 +96,7 @@ def choose_sample(store: Any, benchmark: str, sample_id: str | None, seed: int) 
     if not ids:
         raise ConfigError(f"no samples for {benchmark}; run 'driftbench init'", field="benchmark")
     if sample_id is None:
-        return random.Random(seed).choice(ids)
+        return draw_sample(ids, seed)
     if sample_id not in ids:
         raise ConfigError(f"no sample {sample_id!r} in {benchmark}", field="sample_id")
     return sample_id

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import shutil
 import zipfile
 import zlib
@@ -19,6 +18,7 @@ from pathlib import Path
 
 from core.errors import ConfigError
 from core.paths import DATA_DIR, home_dir, shared_dir
+from core.settings import settings
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 """Largest accepted upload (matches ``server.maxUploadSize`` in .streamlit/config.toml)."""
@@ -29,9 +29,9 @@ MAX_UNPACKED_BYTES = 1024 * 1024 * 1024
 
 def allowed_roots() -> list[Path]:
     """Return the folders server-path imports may read from."""
-    env = os.environ.get("DRIFTBENCH_IMPORT_ROOTS")
-    if env:
-        return [Path(p).expanduser().resolve() for p in env.split(os.pathsep) if p]
+    configured = settings().import_roots
+    if configured:
+        return list(configured)
     return [shared_dir().resolve(), DATA_DIR.resolve(), (home_dir() / "uploads").resolve()]
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import streamlit as st
 
 from core.studio.auth import Credentials, authenticate, load_credentials
+from core.studio.environment import settings
 from core.studio.signin_throttle import SignInThrottle
 
 
@@ -35,7 +36,7 @@ class User:
 
 def auth_mode() -> str:
     """Return the configured auth mode."""
-    return os.environ.get("DRIFTBENCH_AUTH", "none")
+    return settings().auth
 
 
 @st.cache_resource(show_spinner=False)
@@ -51,10 +52,10 @@ def throttle() -> SignInThrottle:
 
 def credentials() -> Credentials | None:
     """Return the credentials file's accounts, if one is configured."""
-    path = os.environ.get("DRIFTBENCH_CREDENTIALS")
-    if not path or not Path(path).exists():
+    path = settings().credentials
+    if path is None or not path.exists():
         return None
-    return _credentials(path, Path(path).stat().st_mtime)
+    return _credentials(str(path), path.stat().st_mtime)
 
 
 def _role_from_file(name: str, default: str = "annotator") -> str:
@@ -77,7 +78,7 @@ def current_user() -> User | None:
         name = headers.get("X-Forwarded-User")
         if not name:
             return None
-        trusted = os.environ.get("DRIFTBENCH_TRUST_ROLE_HEADER") == "1"
+        trusted = settings().trust_role_header
         role = headers.get("X-Forwarded-Role") if trusted else None
         return User(name=name, role=role or _role_from_file(name))
     if mode == "oidc":

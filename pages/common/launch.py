@@ -14,10 +14,15 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web import cli
 
 from core.paths import PROJECT_ROOT
+from core.studio.environment import check_settings
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run ``streamlit run app.py`` with the given extra options."""
+    """Run ``streamlit run app.py`` with the given extra options (after checking the settings)."""
+    problem = check_settings()
+    if problem is not None:  # a bad DRIFTBENCH_* value: one line, exit 2, no server
+        print(problem, file=sys.stderr)
+        raise SystemExit(2)
     PagesManager.uses_pages_directory = False
     sys.argv = [
         "streamlit",

@@ -8,7 +8,6 @@ chose (an :class:`~core.envs.base.EnvAction`, set-up values); the pages pass tha
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,17 +17,12 @@ import streamlit as st
 from core.model.episode import TranscriptEntry
 from core.model.world import EnvAction, ToolSpec
 from core.studio.choices import load_personas
+from core.studio.markdown import md_escape
 from core.studio.roleplay import PLAY_BENCHMARKS, arg_fields, build_args, sample_choices
 from pages.common.ui import guarded
 
 RANDOM = "(random)"
 _AVATAR = {"user": "user", "agent": "assistant", "environment": "🛠️"}
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|$~])")
-
-
-def md_escape(text: str) -> str:
-    """Escape markdown (and LaTeX ``$``) so host text shows literally inside st.* markdown."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
 
 
 # ------------------------------------------------------------------------------ set-up

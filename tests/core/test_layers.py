@@ -17,9 +17,12 @@ import pytest
 from core.paths import PROJECT_ROOT
 
 LAYERS: list[set[str]] = [
-    {"core", "core.errors", "core.paths", "core.settings"},
+    {"core", "core.errors"},
+    {"core.settings"},
+    {"core.paths"},
     {"core.model"},
-    {"core.llm", "core.envs", "core.store"},
+    {"core.store"},
+    {"core.llm", "core.envs"},
     {"core.protocol", "core.graph"},
     {"core.agents", "core.faults"},
     {"core.engine"},
@@ -30,7 +33,7 @@ LAYERS: list[set[str]] = [
 ]
 """Lowest first. Each entry is a unit: ``core.X`` (a top-level module or a package)."""
 
-_CORE_PACKAGE_NAMES = {"core.__version__", "core.OFFLINE_SWITCHES"}
+_CORE_PACKAGE_NAMES = {"core.__version__", "core.OFFLINE_SWITCHES", "core.set_offline_switches"}
 """Names ``core/__init__.py`` defines (``from core import __version__``): layer 0."""
 
 PAGE_ALLOWED = {"core.studio", "core.model", "core.errors", "core.paths"}

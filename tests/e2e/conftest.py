@@ -33,7 +33,19 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
-pytestmark = pytest.mark.e2e
+E2E_DIR = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test under ``tests/e2e`` ``e2e`` (before ``-m`` selects).
+
+    A ``pytestmark`` in a conftest marks nothing, so the marker is added here, by path; this
+    hook sees the whole session's items and touches only this folder's.
+    """
+    for item in items:
+        if E2E_DIR in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.e2e)
 
 
 def _free_port() -> int:

@@ -26,9 +26,10 @@ from typing import Any
 
 import pytest
 
+from core.settings import env_name, settings
 from tests.fakes.openai_server import FakeOpenAIServer
 
-LIVE_ENV = "DRIFTBENCH_LIVE"
+LIVE_ENV = env_name("live")
 
 
 class NetworkBlockedError(RuntimeError):
@@ -206,7 +207,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if os.environ.get(LIVE_ENV) == "1":
+    if settings().live:
         return
     skip = pytest.mark.skip(reason=f"live model test; set {LIVE_ENV}=1 to run")
     for item in items:

@@ -16,7 +16,7 @@ from core.paths import PROJECT_ROOT
 from core.protocol.shifts import draw_fates
 from core.runner.plan import SampleSource
 from core.store import Store
-from pages.common.play import md_escape
+from core.studio.markdown import md_escape
 
 PAGE = str(PROJECT_ROOT / "pages" / "play_agent.py")
 

@@ -14,7 +14,6 @@ and never drops below 0, and the stored events round-trip through the event pars
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import pytest
@@ -32,6 +31,7 @@ from core.model.actions import Ask, EnvOp, Malformed, Propose
 from core.model.events import parse_event
 from core.model.run import PERSONAS
 from core.model.world import EnvAction, ToolSpec
+from core.settings import settings as driftbench_settings
 from tests.reliability.conftest import assert_episode_invariants
 
 WORLD = load_mock_world()
@@ -51,7 +51,7 @@ SAMPLES = mock_samples()
 GRAPH = mock_graph()
 METHODS = ("B0", "A0", "A1", "A2", "A3", "L0", "RS", "LIT")
 FUZZ = settings(
-    max_examples=int(os.environ.get("DRIFTBENCH_FUZZ_EXAMPLES", "150")),
+    max_examples=driftbench_settings().fuzz_examples,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     derandomize=True,

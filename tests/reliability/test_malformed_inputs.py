@@ -13,7 +13,6 @@ import gc
 import hashlib
 import io
 import json
-import os
 import shutil
 import zipfile
 from collections.abc import Callable
@@ -25,7 +24,7 @@ import pytest
 from core.cli import main
 from core.errors import ConfigError
 from core.model.run import RunOptions, RunSpec
-from core.paths import DATA_DIR, PROJECT_ROOT
+from core.paths import DATA_DIR, PROJECT_ROOT, shared_dir
 from core.protocol.personas import load_personas
 from core.runner import run_sweep
 from core.store import Store
@@ -34,11 +33,7 @@ from core.studio.uploads import MAX_UPLOAD_BYTES, resolve_import_path, stage_upl
 
 BIG = 200 * 1024 * 1024
 TAU2_RETAIL = DATA_DIR / "tau2_retail"
-RELEASE_WEBSHOP = (
-    Path(os.environ.get("DRIFTBENCH_SHARED", PROJECT_ROOT.parent / "shared"))
-    / "driftbench_release"
-    / "webshop_examples"
-)
+RELEASE_WEBSHOP = shared_dir() / "driftbench_release" / "webshop_examples"
 
 
 def _sparse(path: Path, size: int = BIG) -> Path:

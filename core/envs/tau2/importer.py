@@ -3,31 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from core.envs.tau2.grading import golden_report
 from core.envs.tau2.loader import read_domain_dir
 from core.envs.tau2.world import load_tau2_world_from_payload
+from core.store import Store
 
 
-class WorldStore(Protocol):
-    """The part of ``core.store.Store`` the importer needs."""
-
-    def put_world(
-        self,
-        *,
-        benchmark: str,
-        world_id: str,
-        name: str,
-        source: str,
-        payload: dict[str, Any],
-        summary: dict[str, Any],
-    ) -> None:
-        """Insert or replace a world (one transaction)."""
-        ...
-
-
-def import_domain(domain: str, src: Path, store: WorldStore) -> dict[str, Any]:
+def import_domain(domain: str, src: Path, store: Store) -> dict[str, Any]:
     """Import a τ²-bench domain directory into the store.
 
     Validates everything first (nothing is written on failure), builds the world, checks that

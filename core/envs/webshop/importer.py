@@ -24,7 +24,7 @@ import itertools
 import random
 import re
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
@@ -33,6 +33,7 @@ from core.envs.webshop.models import Goal, Product, WorldPayload
 from core.envs.webshop.text import heuristic_nouns, price_text, price_upper_for, round_money
 from core.errors import ConfigError, pydantic_error_to_config_error
 from core.model.base import content_hash
+from core.store import Store
 
 GOAL_SHUFFLE_SEED = 233
 
@@ -80,23 +81,6 @@ class RawHumanInstruction(_Loose):
 _ITEMS = TypeAdapter(list[RawItem])
 _ATTRS = TypeAdapter(dict[str, RawAttributes])
 _HUMAN = TypeAdapter(dict[str, list[RawHumanInstruction]])
-
-
-class WorldStore(Protocol):
-    """The part of the store the importer needs."""
-
-    def put_world(
-        self,
-        *,
-        benchmark: str,
-        world_id: str,
-        name: str,
-        source: str,
-        payload: dict[str, Any],
-        summary: dict[str, Any],
-    ) -> None:
-        """Persist one world in one transaction."""
-        ...
 
 
 def _pick(src: Path, preferred: tuple[str, ...], pattern: str) -> Path | None:
@@ -290,7 +274,7 @@ def _synthetic_goals(products: list[Product], attrs: dict[str, RawAttributes]) -
     return goals
 
 
-def import_webshop(src: Path, store: WorldStore) -> dict[str, Any]:
+def import_webshop(src: Path, store: Store) -> dict[str, Any]:
     """Validate WebShop's files in ``src`` and store them as one world.
 
     Nothing is written when validation fails.

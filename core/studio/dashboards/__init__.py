@@ -1,50 +1,58 @@
 """Read models of the studio's research pages (GRIP dashboard, construction explorer).
 
 Pages stay layout-only: each calls one or two functions from here.
-``core.studio.dashboards.grip_dashboard`` serves the GRIP dashboard (re-exported at package
-level), ``core.studio.dashboards.construction_explorer`` the construction explorer. The Runs page
+The GRIP dashboard is served by ``grip_dashboard`` (runs, frames, filters), ``grip_tables``
+(grid, deltas, figures, downloads), ``grip_heatmap`` (persona ranking and drill-down) and
+``grip_format`` (how a value reads), all re-exported here; ``construction_explorer`` serves the
+construction explorer. The Runs page
 uses :mod:`core.studio.jobs`.
 """
 
 from core.grip.cache import resolve_runs
 from core.studio.dashboards.grip_dashboard import (
-    EPISODE_COLUMNS,
     FILTER_KEYS,
     FRAME_MEMO,
+    OFFLINE_NOTE,
+    REALISM_MEMO,
+    RunOption,
+    facets,
+    filter_frame,
+    fingerprint,
+    frame_memo,
+    is_symbolic,
+    load_frame,
+    realism_memo,
+    run_options,
+    with_realism,
+)
+from core.studio.dashboards.grip_format import UNDEFINED, fmt, scale_of
+from core.studio.dashboards.grip_heatmap import (
+    EPISODE_COLUMNS,
     HEATMAP_METRICS,
     INSPECT_PATH,
-    OFFLINE_NOTE,
-    UNDEFINED,
     Cell,
-    RunOption,
-    Table2,
     cell_episodes,
     cell_from_point,
     cell_size,
-    delta_table,
-    facets,
-    figure_frame,
-    filter_frame,
-    fingerprint,
-    fmt,
     heatmap_cells,
     inspect_link,
-    is_symbolic,
-    load_frame,
-    md_escape,
-    report_downloads,
-    run_options,
-    scale_of,
     selected_cell,
-    table2,
-    with_realism,
 )
+from core.studio.dashboards.grip_tables import (
+    Table2,
+    delta_table,
+    figure_frame,
+    report_downloads,
+    table2,
+)
+from core.studio.markdown import md_escape
 
 __all__ = [
     "resolve_runs",
     "EPISODE_COLUMNS",
     "FILTER_KEYS",
     "FRAME_MEMO",
+    "REALISM_MEMO",
     "HEATMAP_METRICS",
     "INSPECT_PATH",
     "OFFLINE_NOTE",
@@ -61,10 +69,12 @@ __all__ = [
     "filter_frame",
     "fingerprint",
     "fmt",
+    "frame_memo",
     "heatmap_cells",
     "inspect_link",
     "is_symbolic",
     "load_frame",
+    "realism_memo",
     "md_escape",
     "report_downloads",
     "run_options",

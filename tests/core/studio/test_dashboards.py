@@ -241,7 +241,7 @@ def test_run_options_and_load_frame_memo(two_runs: Store) -> None:
     assert {o.name for o in opts} == {"first", "second"}
     assert all(o.symbolic and o.agent == "symbolic" for o in opts)
     assert "first" in next(o for o in opts if o.name == "first").label()
-    d.FRAME_MEMO.clear()
+    d.frame_memo(two_runs).clear()
     f1 = d.load_frame(two_runs, ["first"])
     assert set(f1["method"]) == {"B0", "A0"}
     assert d.load_frame(two_runs, ["first"]) is f1  # warm: served from the memo
@@ -253,7 +253,7 @@ def test_run_options_and_load_frame_memo(two_runs: Store) -> None:
 
 
 def test_load_frame_recomputes_when_an_episode_ends(two_runs: Store) -> None:
-    d.FRAME_MEMO.clear()
+    d.frame_memo(two_runs).clear()
     run_id = str(two_runs.get_run("second")["run_id"])
     # one episode of the run still in play
     eid = two_runs.conn.execute(
