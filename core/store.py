@@ -6,7 +6,8 @@ DELETE on ``events``. The file opens unchanged in Datasette or ``sqlite-utils``.
 
 Tables: ``meta``, ``worlds``, ``graphs``, ``samples``, ``runs``, ``episodes``, ``events``,
 ``llm_cache``, ``annotations``, ``judgments`` (v1); ``studies``, ``annotators``,
-``study_annotators``, ``assignments``, ``study_plays``, ``sessions``, ``session_judgments`` (v2).
+``study_annotators``, ``assignments``, ``study_plays``, ``sessions``, ``session_judgments`` (v2);
+``construction_builds`` (v3: what each build or import recorded, for ``driftbench build report``).
 GRIP keeps derived caches (``grip_cache``, ``grip_report_cache``) that it may drop and rebuild.
 """
 
@@ -27,7 +28,7 @@ import sqlite_utils
 from core.errors import DriftBenchError, NotFoundError
 from core.paths import default_store_path
 
-STORE_SCHEMA_VERSION = 2
+STORE_SCHEMA_VERSION = 3
 """Current store schema version. Bump it and add a migration to ``_MIGRATIONS``."""
 
 _SCHEMA_V1 = """
@@ -220,7 +221,37 @@ def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _migrate_1_to_2}
+# ==== construction statistics (schema v3; issue 16) ==========================================
+# Kept in one block so the store can be split into a package without touching the rest.
+
+CONSTRUCTION_DDL: tuple[str, ...] = (
+    """CREATE TABLE IF NOT EXISTS construction_builds (
+        build_id TEXT PRIMARY KEY,
+        benchmark TEXT NOT NULL,
+        source TEXT NOT NULL,
+        world_id TEXT,
+        kind TEXT NOT NULL,
+        params TEXT NOT NULL,
+        stats TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS construction_builds_bench ON construction_builds(benchmark, "
+    "source)",
+)
+"""Schema v3: one row per build/import (graph and verifier statistics as recorded)."""
+
+
+def _migrate_2_to_3(conn: sqlite3.Connection) -> None:
+    for statement in CONSTRUCTION_DDL:
+        conn.execute(statement)
+
+
+# ==== end of construction statistics schema ====================================================
+
+_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    1: _migrate_1_to_2,
+    2: _migrate_2_to_3,
+}
 """Migrations from version ``v`` to ``v + 1``, keyed by ``v``."""
 
 
@@ -735,3 +766,77 @@ class Store:
                 ),
             )
             return int(cur.lastrowid or 0)
+
+    # ==== construction statistics and world stamps (schema v3; issue 16) ====================
+    def put_build(
+        self,
+        *,
+        build_id: str,
+        benchmark: str,
+        source: str,
+        world_id: str | None,
+        kind: str,
+        params: dict[str, Any],
+        stats: dict[str, Any],
+    ) -> None:
+        """Record (or replace) the statistics of one build or import (one transaction)."""
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO construction_builds VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    build_id,
+                    benchmark,
+                    source,
+                    world_id,
+                    kind,
+                    json.dumps(params, sort_keys=True),
+                    json.dumps(stats, sort_keys=True),
+                    utcnow(),
+                ),
+            )
+
+    def build_rows(self, benchmark: str | None = None) -> list[dict[str, Any]]:
+        """Recorded builds (oldest first), with ``params`` and ``stats`` parsed."""
+        sql = (
+            "SELECT build_id, benchmark, source, world_id, kind, params, stats, created_at "
+            "FROM construction_builds"
+        )
+        args: tuple[Any, ...] = ()
+        if benchmark:
+            sql += " WHERE benchmark=?"
+            args = (benchmark,)
+        cur = self.conn.execute(sql + " ORDER BY created_at, build_id", args)
+        cols = [d[0] for d in cur.description]
+        out = []
+        for r in cur.fetchall():
+            d = dict(zip(cols, r, strict=True))
+            d["params"] = json.loads(d["params"])
+            d["stats"] = json.loads(d["stats"])
+            out.append(d)
+        return out
+
+    def world_stamp(self, world_id: str) -> tuple[str, int] | None:
+        """``(created_at, payload length)`` of a stored world without reading its payload."""
+        row = self.conn.execute(
+            "SELECT created_at, length(payload) FROM worlds WHERE world_id=?", (world_id,)
+        ).fetchone()
+        return (str(row[0]), int(row[1])) if row else None
+
+    def sample_index(self, benchmark: str | None = None) -> list[dict[str, Any]]:
+        """Sample rows with their world id and query (for selection, verify and reports)."""
+        sql = (
+            "SELECT sample_id, benchmark, graph_id, fault_types, k, split, source, "
+            "json_extract(body, '$.world.world_id') AS world_id, "
+            "json_extract(body, '$.world.fingerprint') AS world_fingerprint, "
+            "json_extract(body, '$.world.name') AS world_name, "
+            "json_extract(body, '$.query') AS query FROM samples"
+        )
+        args: tuple[Any, ...] = ()
+        if benchmark:
+            sql += " WHERE benchmark=?"
+            args = (benchmark,)
+        cur = self.conn.execute(sql + " ORDER BY benchmark, sample_id", args)
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+    # ==== end of construction statistics ======================================================

@@ -12,11 +12,20 @@ import sys
 from collections.abc import Sequence
 
 from core import __version__
-from core.cli import cmd_build, cmd_data, cmd_env, cmd_grip, cmd_run, cmd_setup, cmd_studies
+from core.cli import (
+    cmd_build,
+    cmd_data,
+    cmd_env,
+    cmd_grip,
+    cmd_run,
+    cmd_setup,
+    cmd_studies,
+    cmd_verify,
+)
 from core.cli._common import EXIT_USAGE, fail
 from core.errors import DriftBenchError
 
-_MODULES = (cmd_setup, cmd_data, cmd_env, cmd_build, cmd_run, cmd_grip, cmd_studies)
+_MODULES = (cmd_setup, cmd_data, cmd_env, cmd_build, cmd_verify, cmd_run, cmd_grip, cmd_studies)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -74,9 +74,9 @@ def run_demo(store: Store) -> str:
 
 def resume(store: Store, run: str, options: RunOptions | None = None) -> RunResult:
     """Run a stored run's spec again; finished episodes are skipped, errors retried."""
-    row = store.get_run(run)
-    spec = RunSpec.model_validate_json(row["spec"])
-    return run_sweep(store, spec, options)
+    from core.runner.plan import stored_spec
+
+    return run_sweep(store, stored_spec(store, run), options)
 
 
 def launch(

@@ -30,7 +30,7 @@ from core.errors import LLMError
 from core.llm.types import ChatModel
 from core.model.episode import Outcome
 from core.model.run import EpisodeKey, RunSpec
-from core.runner.plan import SampleSource, entity_words, literal_intent, load_world
+from core.runner.plan import SampleSource, entity_words, literal_intent
 
 EventRow = tuple[int, str, int, str]
 """One stored event: (seq, kind, turn, JSON body)."""
@@ -191,9 +191,11 @@ def _start(
     spec: RunSpec,
     source: SampleSource,
     attempt: int,
-) -> tuple[str, Any, Any]:
+) -> tuple[str, Any, Any, Any]:
+    """Start an episode on its sample's own world; returns (id, sample, graph, world loader)."""
     sample = source.sample(key.benchmark, key.sample_id)
     graph = source.graph(key.benchmark, sample.graph_id)
+    loader = source.world_loader(sample)
     eid = episode.start(
         log,
         sample,
@@ -206,9 +208,9 @@ def _start(
         user_voice=user_voice_for(key.method, spec.user_voice),
         run_id=key.run_id,
         episode_id=episode_id_of(kid, attempt),
-        world_loader=load_world,
+        world_loader=loader,
     )
-    return eid, sample, graph
+    return eid, sample, graph, loader
 
 
 def play_symbolic_unit(
@@ -239,36 +241,41 @@ def play_symbolic_unit(
     res = UnitResult()
     for key, kid in zip(keys, kids, strict=True):
         log = InMemoryEventLog()
-        world = load_world(key.benchmark)
-        eid, sample, graph = _start(log, key, kid, spec, source, attempts.get(kid, 0))
+        eid, sample, graph, loader = _start(log, key, kid, spec, source, attempts.get(kid, 0))
         agent = build_agent(
             key.method,
-            world=world,
+            world=loader(key.benchmark),
             literal=literal_intent(sample, graph),
             askbook=book,
             costs=costs,
         )
         if hasattr(agent, "attach"):
             agent.attach(log, eid)
-        episode.run(log, eid, agent, world_loader=load_world)
+        episode.run(log, eid, agent, world_loader=loader)
         res.records.append(_record(log, key, kid, eid, 0.0, kid not in skip))
     res.seconds = time.perf_counter() - t0
     return res
 
 
 async def _drive_llm(
-    log: InMemoryEventLog, eid: str, agent: Any, *, offload_steps: bool = False
+    log: InMemoryEventLog,
+    eid: str,
+    agent: Any,
+    *,
+    world_loader: Any,
+    offload_steps: bool = False,
 ) -> None:
     """The async twin of :func:`core.engine.episode.run` (bind truth, act, step until the end).
 
     The agent's parser repairs are recorded with each step (``repair`` events). Steps run on
     the event loop (they take well under a millisecond with the template voice); with an LLM
     user voice (``offload_steps``) each step makes a blocking model call and runs in a thread.
+    ``world_loader`` returns the episode's own world.
     """
     if hasattr(agent, "bind_truth"):
-        agent.bind_truth(episode.truth(log, eid, world_loader=load_world))
+        agent.bind_truth(episode.truth(log, eid, world_loader=world_loader))
     for _ in range(10_000):
-        view = episode.agent_view(log, eid, world_loader=load_world)
+        view = episode.agent_view(log, eid, world_loader=world_loader)
         if view.ended or view.awaiting_user:
             break
         if hasattr(agent, "aact"):
@@ -278,11 +285,11 @@ async def _drive_llm(
         repairs = episode._pop_repairs(agent)
         if offload_steps:
             await asyncio.to_thread(
-                episode.step, log, eid, action, world_loader=load_world, repairs=repairs
+                episode.step, log, eid, action, world_loader=world_loader, repairs=repairs
             )
         else:
-            episode.step(log, eid, action, world_loader=load_world, repairs=repairs)
-    view = episode.agent_view(log, eid, world_loader=load_world)
+            episode.step(log, eid, action, world_loader=world_loader, repairs=repairs)
+    view = episode.agent_view(log, eid, world_loader=world_loader)
     if view.ended and hasattr(agent, "observe_end"):
         agent.observe_end(view)
 
@@ -313,17 +320,17 @@ async def play_llm_unit(
     gen_digests: list[dict[str, Any]] = []
     voice_is_llm = spec.user_voice not in ("template", "mute", "human")
     for i, (key, kid) in enumerate(zip(keys, kids, strict=True)):
-        world = load_world(key.benchmark)
+        sample0 = source.sample(key.benchmark, key.sample_id)
+        world = source.world(sample0)
         m = method_spec(key.method)
         if m.self_evolving and book is None:
-            sample0 = source.sample(key.benchmark, key.sample_id)
             graph0 = source.graph(key.benchmark, sample0.graph_id)
             banned = entity_words(graph0, sample0) | {t.name for t in world.tools()}
             book = LessonBook(banned_words=banned)
         rec: EpisodeRecord | None = None
         for attempt in range(max_attempts):
             log = InMemoryEventLog()
-            eid, sample, graph = _start(log, key, kid, spec, source, attempts.get(kid, 0))
+            eid, sample, graph, loader = _start(log, key, kid, spec, source, attempts.get(kid, 0))
             if book is not None:
                 book.banned |= entity_words(graph, sample)
                 book.add_seen([sample.query])
@@ -335,16 +342,16 @@ async def play_llm_unit(
                 lessons=book,
             )
             try:
-                await _drive_llm(log, eid, agent, offload_steps=voice_is_llm)
+                await _drive_llm(log, eid, agent, world_loader=loader, offload_steps=voice_is_llm)
             except LLMError as exc:
                 if exc.retryable and attempt + 1 < max_attempts:
                     await asyncio.sleep(backoff_s * (2**attempt))
                     continue
-                episode.run(log, eid, _Raiser(exc), world_loader=load_world)
+                episode.run(log, eid, _Raiser(exc), world_loader=loader)
             cost = float(getattr(agent, "cost_usd", 0.0))
             rec = _record(log, key, kid, eid, cost, kid not in skip)
             if book is not None:
-                view = episode.agent_view(log, eid, world_loader=load_world)
+                view = episode.agent_view(log, eid, world_loader=loader)
                 gen_digests.append(digest(view, book.banned))
             break
         assert rec is not None

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from core.agents.factory import build_agent
+from core.construction.worlds import episode_world_loader, resolve_sample_world, sample_world_loader
 from core.engine import episode
-from core.envs.registry import load_world
 from core.errors import ConfigError, ProtocolError
 from core.model.config import ProtocolConfig
 from core.model.intent import IntentGraph
@@ -51,8 +51,17 @@ def start_watched(
 ) -> str:
     """Create a symbolic-agent episode (template voice) and return its id (no action yet)."""
     sample, graph = load_sample(store, sample_id)
+    world = resolve_sample_world(store, sample, graph).world  # refused when missing or changed
     return episode.start(
-        store, sample, persona, seed, "symbolic", config, graph=graph, method=method
+        store,
+        sample,
+        persona,
+        seed,
+        "symbolic",
+        config,
+        graph=graph,
+        method=method,
+        world_loader=sample_world_loader(world),
     )
 
 
@@ -62,7 +71,8 @@ def make_episode_agent(store: Store, episode_id: str) -> Any:
     if header.method == HUMAN:
         raise ProtocolError(f"episode {episode_id} is played by a person")
     sample, graph = load_sample(store, header.sample_id)
-    world = load_world(header.benchmark)
+    loader = episode_world_loader(store, store, episode_id)
+    world = loader(header.benchmark)
     agent = build_agent(
         header.method,
         world=world,
@@ -72,7 +82,7 @@ def make_episode_agent(store: Store, episode_id: str) -> Any:
     if hasattr(agent, "attach"):
         agent.attach(store, episode_id)
     if hasattr(agent, "bind_truth"):
-        agent.bind_truth(episode.truth(store, episode_id))
+        agent.bind_truth(episode.truth(store, episode_id, world_loader=loader))
     return agent
 
 
@@ -89,10 +99,11 @@ def drive(store: Store, episode_id: str, *, pace_s: float = 0.0, max_steps: int 
         The outcome value (``SUCCESS``, ``EXHAUSTED`` …).
     """
     agent = make_episode_agent(store, episode_id)
-    view = episode.agent_view(store, episode_id)
+    loader = episode_world_loader(store, store, episode_id)
+    view = episode.agent_view(store, episode_id, world_loader=loader)
     steps = 0
     while not view.ended and not view.awaiting_user and steps < max_steps:
-        view = episode.step(store, episode_id, agent.act(view))
+        view = episode.step(store, episode_id, agent.act(view), world_loader=loader)
         steps += 1
         if pace_s > 0 and not view.ended:
             time.sleep(pace_s)
