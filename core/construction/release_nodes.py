@@ -70,8 +70,8 @@ def recipe_calls(raw: Any, file: Path, path: str) -> list[Call] | None:
 def align(root: list[Call], child: list[Call]) -> list[int]:
     """Request index of each child call: the root call it continues, else a new index.
 
-    Exact matches first, then the same tool with the most equal arguments (at least one);
-    the rest are extra requests numbered after the root's.
+    Exact matches first, then the same tool with the most equal arguments, then any unused
+    root call of the same tool; the rest are extra requests numbered after the root's.
     """
     index: list[int | None] = [None] * len(child)
     used: set[int] = set()
@@ -94,6 +94,12 @@ def align(root: list[Call], child: list[Call]) -> list[int]:
         if best is not None:
             index[j] = best
             used.add(best)
+    for j, (tool, _args) in enumerate(child):  # a call whose every argument changed
+        if index[j] is None:
+            free = next((i for i, (rt, _) in enumerate(root) if i not in used and rt == tool), None)
+            if free is not None:
+                index[j] = free
+                used.add(free)
     nxt = len(root)
     out: list[int] = []
     for j in range(len(child)):

@@ -19,13 +19,17 @@ statistics (median words, share of requests naming a tool, distinct off-topic pa
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from core.construction.pipeline import BUNDLED_DIR, bundled_stats
+from core.construction.pipeline import BUNDLED_DIR, bundled_stats, load_bundled
+from core.errors import ConfigError
 from core.model.base import content_hash
 from core.model.intent import WorldRef
+from core.model.sample import FaultType, Sample
 from core.store import Store
 
 STEPS = ("1", "2", "3")
@@ -147,6 +151,13 @@ def _bundled_build(st: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, A
     return g, [p for _, p in sorted(parts.items())] if isinstance(parts, dict) else []
 
 
+def _committed_samples(benchmark: str) -> list[Sample]:
+    try:
+        return load_bundled(benchmark)[1]
+    except ConfigError:
+        return []
+
+
 def _world_names(store: Store) -> dict[str, str]:
     return {r["world_id"]: r["name"] for r in store.list_worlds()}
 
@@ -238,41 +249,52 @@ def store_report(
             "gate_removed": gstats.get("gate_removed"),
             "gate_removed_by_operator": gstats.get("gate_removed_by_operator"),
         }
+        committed_only = src == "bundled" and not smp and bench in committed
+        if committed_only:
+            shipped = _committed_samples(bench)
+            row["by_k"] = dict(sorted(Counter(f"k{len(x.faults)}" for x in shipped).items()))
+            row["splits"] = dict(sorted(Counter(x.split for x in shipped).items()))
         if text:
-            row["text"] = text_stats(store, bench, src, wid)
+            row["text"] = (
+                text_of(_committed_samples(bench), _tool_names(bench))
+                if committed_only
+                else text_stats(store, bench, src, wid)
+            )
         rows.append(row)
     return {"benchmarks": rows}
 
 
 # ---------------------------------------------------------------------------------- text
-def text_stats(store: Store, benchmark: str, source: str, world_id: str | None) -> dict[str, Any]:
-    """Request-text statistics of the stored samples of one report row.
+def _tool_names(benchmark: str) -> set[str]:
+    from core.envs.registry import load_world
+
+    try:
+        return {t.name.lower() for t in load_world(benchmark).tools()}
+    except Exception:  # noqa: BLE001 - an unavailable host has no tool names to count
+        return set()
+
+
+def text_of(samples: Iterable[Sample], tools: set[str]) -> dict[str, Any]:
+    """Request-text statistics of ``samples``.
 
     ``median_words`` (words per opening request), ``tool_name_rate`` (share of requests that
     name one of the host's tools, e.g. ``cancel_pending_order``) and
     ``distinct_offtopic_passages`` (distinct off-topic passages of contextual-irrelevance
     samples). Undefined values (no samples) are ``None``.
     """
-    from core.envs.registry import load_world
-    from core.model.sample import FaultType, Sample
-
-    try:
-        tools = {t.name.lower() for t in load_world(benchmark).tools()}
-    except Exception:  # noqa: BLE001 - an unavailable host has no tool names to count
-        tools = set()
     words: list[int] = []
     naming = 0
     passages: set[str] = set()
-    rows = store.conn.execute(
-        "SELECT body FROM samples WHERE benchmark=? AND source=? "
-        "AND coalesce(json_extract(body, '$.world.world_id'), '')=?",
-        (benchmark, source, world_id or ""),
-    ).fetchall()
-    for (body,) in rows:
-        s = Sample.model_validate_json(body)
+    pattern = (
+        re.compile(
+            r"(?<![a-z0-9_])(" + "|".join(re.escape(t) for t in sorted(tools)) + r")(?![a-z0-9_])"
+        )
+        if tools
+        else None
+    )
+    for s in samples:
         words.append(len(s.query.split()))
-        low = s.query.lower()
-        if any(t in low for t in tools):
+        if pattern is not None and pattern.search(s.query.lower()):
             naming += 1
         for m in s.mask:
             if m.fault is FaultType.CONTEXTUAL_IRRELEVANCE and m.kind == "noise" and m.surface:
@@ -282,3 +304,20 @@ def text_stats(store: Store, benchmark: str, source: str, world_id: str | None) 
         "tool_name_rate": round(naming / len(words), 4) if words else None,
         "distinct_offtopic_passages": len(passages) if words else None,
     }
+
+
+def _stored_samples(
+    store: Store, benchmark: str, source: str, world_id: str | None
+) -> Iterator[Sample]:
+    rows = store.conn.execute(
+        "SELECT body FROM samples WHERE benchmark=? AND source=? "
+        "AND coalesce(json_extract(body, '$.world.world_id'), '')=?",
+        (benchmark, source, world_id or ""),
+    ).fetchall()
+    for (body,) in rows:
+        yield Sample.model_validate_json(body)
+
+
+def text_stats(store: Store, benchmark: str, source: str, world_id: str | None) -> dict[str, Any]:
+    """:func:`text_of` the stored samples of one report row."""
+    return text_of(_stored_samples(store, benchmark, source, world_id), _tool_names(benchmark))

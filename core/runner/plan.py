@@ -274,17 +274,18 @@ def check_worlds(
     if benchmark == "mock":
         return 1
     wanted = set(sample_ids)
-    by_ref: dict[tuple[str, str], str] = {}
+    by_ref: dict[tuple[str, str], tuple[str, str]] = {}
     legacy: list[str] = []
     for r in source.rows(benchmark, selector, split):
         if r["sample_id"] not in wanted:
             continue
         if r.get("world_id") and r.get("world_fingerprint"):
-            by_ref.setdefault((str(r["world_id"]), str(r["world_fingerprint"])), r["sample_id"])
+            key = (str(r["world_id"]), str(r["world_fingerprint"]))
+            by_ref.setdefault(key, (r["sample_id"], str(r.get("world_name") or "")))
         else:
             legacy.append(r["sample_id"])
-    for (wid, fp), sid in sorted(by_ref.items()):
-        ref = WorldRef(benchmark=benchmark, world_id=wid, fingerprint=fp)
+    for (wid, fp), (sid, name) in sorted(by_ref.items()):
+        ref = WorldRef(benchmark=benchmark, world_id=wid, fingerprint=fp, name=name)
         resolve_ref(source.store, ref, what=f"sample {sid}")
     for sid in legacy:
         source.world(source.sample(benchmark, sid))
