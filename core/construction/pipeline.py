@@ -470,7 +470,13 @@ def build_bundled(benchmark: str, out_dir: Path = BUNDLED_DIR, *, seed: int = 42
         "seed": seed,
         "graphs": gstats,
         "samples": {"k1": st1, "k2": st2, "k4": st4},
-        "totals": {"samples": len(samples), "single": len(s1), "k2": len(s2), "k4": len(s4)},
+        "totals": {
+            "samples": len(samples),
+            "single": len(s1),
+            "k2": len(s2),
+            "k4": len(s4),
+            "splits": dict(sorted(Counter(s.split for s in samples).items())),
+        },
     }
     (d / "stats.json").write_text(
         json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8"

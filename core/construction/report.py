@@ -251,9 +251,13 @@ def store_report(
         }
         committed_only = src == "bundled" and not smp and bench in committed
         if committed_only:
-            shipped = _committed_samples(bench)
-            row["by_k"] = dict(sorted(Counter(f"k{len(x.faults)}" for x in shipped).items()))
-            row["splits"] = dict(sorted(Counter(x.split for x in shipped).items()))
+            totals = committed[bench].get("totals", {})
+            row["by_k"] = {
+                k: int(totals[t])
+                for k, t in (("k1", "single"), ("k2", "k2"), ("k4", "k4"))
+                if totals.get(t)
+            }
+            row["splits"] = dict(totals.get("splits") or {})
         if text:
             row["text"] = (
                 text_of(_committed_samples(bench), _tool_names(bench))

@@ -244,6 +244,8 @@ def build_graph(
             "root": root.intent_id,
             "children": sorted(n.intent_id for n in children),
             "config": config,
+            # the same tasks on different data are different graphs (and samples)
+            "world": str(getattr(adapter.world, "world_id", "")),
         }
     )
     st.graphs += 1

@@ -245,7 +245,7 @@ def test_symbolic_ladder_is_ordered_on_bundled_benchmark(tmp_path: Path) -> None
         methods=("B0", "A0", "A2"),
         personas=PERSONAS,
         seeds=(0,),
-        limit=16,  # 8 until the bundled data was rebuilt with the policy gate (issue 16)
+        limit=40,  # 8 until the bundled data was rebuilt with the policy gate (issue 16)
     )
     res = run_sweep(store, spec, RunOptions(workers=2, progress=False))
     rate: dict[str, list[int]] = defaultdict(list)
