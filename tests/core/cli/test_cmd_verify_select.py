@@ -1,4 +1,4 @@
-"""``verify``, ``run --source/--split/--limit/--name/--resume`` and ``build report`` of the store."""
+"""``verify``, ``run --source/--split/--limit/--name/--resume`` and the store's ``build report``."""
 
 from __future__ import annotations
 
