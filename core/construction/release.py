@@ -198,10 +198,7 @@ def _tau2_nodes(
     release_conds = _conditions(
         _need(root_raw, "conditions", list, file, "root"), file, "root.conditions"
     )
-    try:
-        root_map = map_root(release_conds, root_calls)
-    except ConfigError as exc:
-        raise ConfigError(exc.detail, file=file, field="root.conditions") from None
+    root_map = map_root(release_conds, root_calls)
     root_base = _task_of(root_raw) or _base_text(root_raw)
     root = Intent.build(
         benchmark=bench,
@@ -757,6 +754,9 @@ def read_release(
         "nodes": {
             **placement.as_dict(),
             "identical_after_conversion": sum(rg.duplicates for rg in rgs.values()),
+            "unmapped_root_conditions": sum(
+                len(rg.root_map.unmapped) for rg in rgs.values() if rg.root_map is not None
+            ),
         },
         "gate": placement.gate.as_dict(),
         "oracle": oracle,

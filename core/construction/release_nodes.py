@@ -128,6 +128,10 @@ class SlotMap:
         requests: ``also:`` release slot → the converted slots of that whole request.
         derived: Converted slots no release condition names (derived arguments).
         next_index: The first request index after the node's own.
+        release_values: Release slot → the release's condition value (its view).
+        values: Converted slot → the executable value from the recipe.
+        unmapped: Release conditions that name nothing in the recipe (kept out of the
+            intent: the recipe is what executes; reported by the importer).
     """
 
     slots: dict[str, str] = field(default_factory=dict)
@@ -136,6 +140,7 @@ class SlotMap:
     next_index: int = 0
     release_values: dict[str, str] = field(default_factory=dict)
     values: dict[str, str] = field(default_factory=dict)
+    unmapped: list[str] = field(default_factory=list)
 
     def slot(self, release_slot: str) -> str:
         """The converted slot of a release ``arg:`` slot (unchanged when unknown)."""
@@ -179,8 +184,7 @@ class SlotMap:
 def map_root(release_conds: list[Condition], calls: list[Call]) -> SlotMap:
     """How the release's root conditions name the converted root's slots (indices = positions).
 
-    Raises:
-        ConfigError: A release condition names nothing in the recipe (the node is incoherent).
+    A release condition that names nothing in the recipe is listed in ``unmapped``.
     """
     out = SlotMap(next_index=len(calls))
     named: set[str] = set()
@@ -198,14 +202,16 @@ def map_root(release_conds: list[Condition], calls: list[Call]) -> SlotMap:
                 None,
             )
             if hit is None:
-                raise ConfigError(f"condition {c.slot} matches no recipe call", field=c.slot)
+                out.unmapped.append(c.slot)
+                continue
             slots = [f"arg:{hit}:{tool}:{k}" for k in sorted(calls[hit][1])]
             out.requests[c.slot] = slots
             named |= set(slots)
             continue
         parts = c.slot.split(":")
         if len(parts) != 4 or parts[0] != "arg" or not parts[1].isdigit():
-            raise ConfigError(f"unsupported τ² slot {c.slot!r}", field=c.slot)
+            out.unmapped.append(c.slot)
+            continue
         i, tool, arg = int(parts[1]), parts[2], parts[3]
         fits = [j for j in range(len(calls)) if calls[j][0] == tool and arg in calls[j][1]]
         equal = [j for j in fits if canon(calls[j][1][arg]) == canon(value)]
@@ -216,7 +222,8 @@ def map_root(release_conds: list[Condition], calls: list[Call]) -> SlotMap:
             fits[0] if len(fits) == 1 else None,
         )
         if hit is None:
-            raise ConfigError(f"condition {c.slot} matches no recipe argument", field=c.slot)
+            out.unmapped.append(c.slot)
+            continue
         out.slots[c.slot] = f"arg:{hit}:{tool}:{arg}"
         named.add(out.slots[c.slot])
     every = conditions_of(calls, list(range(len(calls))))

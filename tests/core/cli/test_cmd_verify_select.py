@@ -281,3 +281,31 @@ def test_build_report_counts_what_the_store_holds(built: Path, capsys) -> None:
     assert [r["source"] for r in only] == ["built"]
     assert main(["--store", db, "build", "report"]) == 0
     assert "built" in capsys.readouterr().out
+
+
+def test_env_golden_replays_on_the_world_of_a_sample(built: Path, tmp_path: Path, capsys) -> None:
+    db = str(built)
+    store = Store.open(built)
+    sid, wid = store.conn.execute(
+        "SELECT sample_id, json_extract(body, '$.world.world_id') FROM samples "
+        "WHERE source='built' ORDER BY sample_id LIMIT 1"
+    ).fetchone()
+    code = main(
+        ["--store", db, "env", "golden", "--benchmark", "tau2_retail", "--sample", sid, "--json"]
+    )
+    out = _json(capsys)
+    assert code == 0 and out["world_id"] == wid and len(out["tasks"]) == 1
+    assert out["tasks"][0]["tool_errors"] == 0
+    # the same sample in a store without its world is refused
+    other = Store.open(tmp_path / "o.db")
+    from core.model.intent import IntentGraph
+    from core.model.sample import Sample
+
+    s = Sample.model_validate_json(store.sample_json(sid))
+    g = IntentGraph.model_validate_json(store.graph_json(s.graph_id))
+    other.put_graphs_and_samples([g], [s], source="built")
+    W.clear_cache()
+    code = main(
+        ["--store", str(other.path), "env", "golden", "--benchmark", "tau2_retail", "--sample", sid]
+    )
+    assert code == 2 and "not in this store" in capsys.readouterr().err
