@@ -203,14 +203,14 @@ def cmd_build_report(args: argparse.Namespace) -> int:
     store = open_store(args)
     report = store_report(store, source=args.source, text=args.text)
     lines = [
-        f"{'benchmark':<14} {'source':<24} {'host':>5} {'tasks':>6} {'graphs':>7} "
+        f"{'benchmark':<14} {'source':<28} {'host':>5} {'tasks':>6} {'graphs':>7} "
         f"{'cands':>7} {'rej 1/2/3':>16} {'rate':>6} {'samples':>8}"
     ]
     for b in report["benchmarks"]:
         rej = b["rejected_by_step"]
         steps = "/".join(str(rej.get(k, 0)) for k in ("1", "2", "3")) if rej else "—"
         lines.append(
-            f"{b['benchmark']:<14} {b['source'][:24]:<24} {_cell(b['host_tasks']):>5} "
+            f"{b['benchmark']:<14} {b['source'][:28]:<28} {_cell(b['host_tasks']):>5} "
             f"{_cell(b['tasks']):>6} {_cell(b['graphs']):>7} {_cell(b['candidates']):>7} "
             f"{steps:>16} {_cell(b['rejection_rate'], '.1%'):>6} {_cell(b['samples']):>8}"
         )

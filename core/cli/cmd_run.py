@@ -120,28 +120,21 @@ def _resolve_spec(store: Any, args: argparse.Namespace) -> RunSpec:
     attaches to a different spec.
     """
     from core.errors import NotFoundError
-    from core.runner.plan import stored_spec
+    from core.runner.plan import named_spec, stored_spec
 
     if args.resume:
+        if args.benchmark or args.method:
+            raise ConfigError(
+                "--resume runs the stored spec; leave out --benchmark and --method",
+                field="--resume",
+            )
         try:
             return stored_spec(store, args.resume)
         except NotFoundError:
             raise ConfigError(
                 f"no run named or with id {args.resume!r}", field="--resume"
             ) from None
-    spec = spec_from_args(args)
-    if spec.name:
-        rows = [r for r in store.list_runs() if r["name"] == spec.name]
-        if rows:
-            old = stored_spec(store, rows[0]["run_id"])
-            if old.identity() != spec.identity():
-                raise ConfigError(
-                    f"run name {spec.name!r} is taken by a different spec (run "
-                    f"{rows[0]['run_id']}); choose another name or --resume {spec.name}",
-                    field="--name",
-                )
-            return old
-    return spec
+    return named_spec(store, spec_from_args(args))
 
 
 def _header(sources: list[dict[str, Any]]) -> str:

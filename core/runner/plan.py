@@ -363,6 +363,30 @@ def validate_spec(store: Store | None, spec: RunSpec) -> None:
         check_worlds(source, b, ids, spec.source, spec.split)
 
 
+def named_spec(store: Store, spec: RunSpec) -> RunSpec:
+    """The spec a run by ``spec.name`` continues: the stored one when the name exists.
+
+    A name never attaches to another spec: a stored run of that name must have the same
+    identity (then its stored, pinned spec is returned and resuming keeps its id).
+
+    Raises:
+        ConfigError: The name is taken by a run of a different spec.
+    """
+    if not spec.name:
+        return spec
+    rows = [r for r in store.list_runs() if r["name"] == spec.name]
+    if not rows:
+        return spec
+    old = stored_spec(store, rows[0]["run_id"])
+    if old.identity() != spec.identity():
+        raise ConfigError(
+            f"run name {spec.name!r} is taken by a different spec (run {rows[0]['run_id']}); "
+            f"choose another name or --resume {spec.name}",
+            field="--name",
+        )
+    return old
+
+
 def stored_spec(store: Store, run: str) -> RunSpec:
     """The spec of a stored run, pinned to its stored id (runs made before names were hashed).
 
