@@ -34,8 +34,9 @@ table = guarded(overview, store)
 if table is not None and not table.empty:
     st.dataframe(table, hide_index=True, key="con-overview")
     st.caption(
-        "Build statistics come from data/benchmark/<benchmark>/stats.json (the committed build); "
-        "the last two columns count what this store holds."
+        "Table-4 statistics of what this store holds, per benchmark, source and world: built "
+        "and imported rows as their builds recorded them, bundled rows from the committed "
+        "build; the last two columns count the store's graphs and samples."
     )
 
 names = benchmarks(store)
@@ -112,7 +113,7 @@ with tab_samples:
             st.json(info["verifier"])
 
 with tab_rejections:
-    rej = rejections(bench)
+    rej = rejections(bench, store=store)
     if rej["by_step"].empty:
         st.info(f"No build statistics for {bench} (data/benchmark/{bench}/stats.json).")
     else:

@@ -21,12 +21,23 @@ from core.cli import (
     cmd_setup,
     cmd_studies,
     cmd_user,
+    cmd_verify,
 )
 from core.cli._common import EXIT_USAGE, fail
 from core.errors import DriftBenchError
 from core.paths import require_checkout
 
-_MODULES = (cmd_setup, cmd_data, cmd_env, cmd_build, cmd_run, cmd_grip, cmd_studies, cmd_user)
+_MODULES = (
+    cmd_setup,
+    cmd_data,
+    cmd_env,
+    cmd_build,
+    cmd_verify,
+    cmd_run,
+    cmd_grip,
+    cmd_studies,
+    cmd_user,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

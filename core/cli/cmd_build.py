@@ -9,6 +9,11 @@ from core.cli._common import add_json, emit, existing_dir, open_store
 
 _BENCHMARKS = ("webshop", "tau2_retail", "tau2_airline")
 
+_WORLD_HELP = (
+    "the world to build on: 'bundled' or a stored world id (default: the newest imported "
+    "world of the benchmark, else the bundled one)"
+)
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``build`` and its sub-commands."""
@@ -18,8 +23,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     g = bsub.add_parser("graphs", help="build intent graphs from host tasks into the store")
     g.add_argument("--benchmark", choices=_BENCHMARKS, required=True)
     g.add_argument(
-        "--data", type=existing_dir, metavar="DIR", help="host data (default: store/bundled)"
+        "--data",
+        type=existing_dir,
+        metavar="DIR",
+        help="host data folder: imported into the store first, then built on",
     )
+    g.add_argument("--world", default=None, metavar="ID", help=_WORLD_HELP)
     g.add_argument("--seed", type=int, default=42)
     g.add_argument("--branching", type=int, default=8)
     add_json(g)
@@ -27,7 +36,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     s = bsub.add_parser("samples", help="generate-then-verify faulty requests into the store")
     s.add_argument("--benchmark", choices=_BENCHMARKS, required=True)
-    s.add_argument("--data", type=existing_dir, metavar="DIR")
+    s.add_argument(
+        "--data",
+        type=existing_dir,
+        metavar="DIR",
+        help="host data folder: imported into the store first, then built on",
+    )
+    s.add_argument("--world", default=None, metavar="ID", help=_WORLD_HELP)
     s.add_argument("--writer", default="template", help="template or an LLM model spec")
     s.add_argument(
         "--extractors", default="rule,rule", help="two extractor specs: rule or LLM model specs"
@@ -43,34 +58,71 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_json(s)
     s.set_defaults(handler=cmd_build_samples)
 
-    r = bsub.add_parser("report", help="Table-4-shaped construction statistics")
+    r = bsub.add_parser(
+        "report",
+        help="Table-4 construction statistics of what is in the store",
+        description=(
+            "One row per benchmark, source (bundled, built, release:NAME) and world: host "
+            "tasks, tasks with an executable seed, graphs, candidates, rejections per verifier "
+            "step, rejection rate, samples and fault-type counts."
+        ),
+    )
+    r.add_argument(
+        "--source", default=None, help="only this source: bundled, built, release or an import name"
+    )
+    r.add_argument(
+        "--text",
+        action="store_true",
+        help="add request-text statistics (median words, tool-name rate, off-topic passages)",
+    )
     add_json(r)
     r.set_defaults(handler=cmd_build_report)
 
 
 def cmd_build_graphs(args: argparse.Namespace) -> int:
-    """Build graphs and store them."""
+    """Build graphs on the chosen world and store them (with the world they were built on)."""
     from core.construction.pipeline import build_graphs
+    from core.construction.report import record_build
     from core.construction.worlds import world_for
 
     store = open_store(args)
-    world = world_for(store, args.benchmark, args.data)
-    graphs, stats = build_graphs(world, seed=args.seed, branching=args.branching)
+    loaded = world_for(store, args.benchmark, args.data, args.world)
+    graphs, stats = build_graphs(
+        loaded.world, seed=args.seed, branching=args.branching, ref=loaded.ref
+    )
     store.put_graphs_and_samples(graphs, [], source="built")
+    record_build(
+        store,
+        benchmark=args.benchmark,
+        source="built",
+        ref=loaded.ref,
+        kind="graphs",
+        params={"seed": args.seed, "branching": args.branching},
+        stats=stats,
+    )
     payload = {
         "benchmark": args.benchmark,
         "graphs": len(graphs),
         "by_operator": stats.get("by_operator", {}),
         "tasks": stats.get("tasks"),
+        "host_tasks": stats.get("host_tasks"),
         "candidates": stats.get("candidates"),
+        "gate_removed": stats.get("gate_removed"),
+        "world": loaded.ref.model_dump(mode="json"),
     }
     ops = ", ".join(f"{k} {v}" for k, v in payload["by_operator"].items())
-    return emit(args, payload, f"{args.benchmark}: {len(graphs)} graphs ({ops})")
+    return emit(
+        args,
+        payload,
+        f"{args.benchmark}: {len(graphs)} graphs ({ops}) on world {loaded.ref.world_id}; "
+        f"the policy gate removed {payload['gate_removed']} cross-customer candidates",
+    )
 
 
 def cmd_build_samples(args: argparse.Namespace) -> int:
     """Build graphs and verified samples for one benchmark and store them."""
     from core.construction.pipeline import build_bundled, build_graphs, build_samples
+    from core.construction.report import record_build
     from core.construction.worlds import world_for
     from core.errors import ConfigError
 
@@ -84,46 +136,84 @@ def cmd_build_samples(args: argparse.Namespace) -> int:
     extractors = tuple(x.strip() for x in args.extractors.split(","))
     if len(extractors) != 2 or not all(extractors):
         raise ConfigError("give exactly two extractor specs, e.g. rule,rule", field="--extractors")
-    world = world_for(store, args.benchmark, args.data)
-    graphs, _ = build_graphs(world, seed=args.seed)
+    loaded = world_for(store, args.benchmark, args.data, args.world)
+    graphs, gstats = build_graphs(loaded.world, seed=args.seed, ref=loaded.ref)
     samples, stats = build_samples(
-        world,
+        loaded.world,
         graphs,
         writer=args.writer,
         extractors=(extractors[0], extractors[1]),
         k=args.k,
         seed=args.seed,
         per_graph=args.per_graph,
+        ref=loaded.ref,
     )
     store.put_graphs_and_samples(graphs, samples, source="built")
+    record_build(
+        store,
+        benchmark=args.benchmark,
+        source="built",
+        ref=loaded.ref,
+        kind="graphs",
+        params={"seed": args.seed, "branching": 8},
+        stats=gstats,
+    )
+    record_build(
+        store,
+        benchmark=args.benchmark,
+        source="built",
+        ref=loaded.ref,
+        kind="samples",
+        params={
+            "seed": args.seed,
+            "k": args.k,
+            "writer": args.writer,
+            "extractors": list(extractors),
+            "per_graph": args.per_graph,
+        },
+        stats=stats,
+    )
     payload = {
         "benchmark": args.benchmark,
         "candidates": stats.get("candidates"),
         "rejected_by_step": stats.get("rejected_by_step"),
+        "rejection_rate": stats.get("rejection_rate"),
         "samples": len(samples),
         "by_fault_type": stats.get("by_fault_type"),
+        "graphs": len(graphs),
+        "world": loaded.ref.model_dump(mode="json"),
     }
     text = (
         f"{args.benchmark}: {payload['candidates']} candidates → {len(samples)} samples "
-        f"(rejected by step {payload['rejected_by_step']})"
+        f"(rejected by step {payload['rejected_by_step']}) on world {loaded.ref.world_id}"
     )
     return emit(args, payload, text)
 
 
-def cmd_build_report(args: argparse.Namespace) -> int:
-    """Print construction statistics of the bundled benchmarks."""
-    from core.construction.pipeline import bundled_stats, construction_report
+def _cell(value: Any, fmt: str = "") -> str:
+    if value is None:
+        return "—"
+    return format(value, fmt) if fmt else str(value)
 
-    report = construction_report(bundled_stats())
+
+def cmd_build_report(args: argparse.Namespace) -> int:
+    """Print the construction statistics of what is in the store (bundled, built, imported)."""
+    from core.construction.report import store_report
+
+    store = open_store(args)
+    report = store_report(store, source=args.source, text=args.text)
     lines = [
-        f"{'benchmark':<14} {'tasks':>6} {'graphs':>7} {'cands':>7} {'rej 1/2/3':>16} "
-        f"{'rate':>6} {'samples':>8}"
+        f"{'benchmark':<14} {'source':<28} {'host':>5} {'tasks':>6} {'graphs':>7} "
+        f"{'cands':>7} {'rej 1/2/3':>16} {'rate':>6} {'samples':>8}"
     ]
     for b in report["benchmarks"]:
         rej = b["rejected_by_step"]
-        steps = "/".join(str(rej.get(k, 0)) for k in ("1", "2", "3"))
+        steps = "/".join(str(rej.get(k, 0)) for k in ("1", "2", "3")) if rej else "—"
         lines.append(
-            f"{b['benchmark']:<14} {b['tasks']!s:>6} {b['graphs']!s:>7} {b['candidates']!s:>7} "
-            f"{steps:>16} {b['rejection_rate']:>6.1%} {b['samples']!s:>8}"
+            f"{b['benchmark']:<14} {b['source'][:28]:<28} {_cell(b['host_tasks']):>5} "
+            f"{_cell(b['tasks']):>6} {_cell(b['graphs']):>7} {_cell(b['candidates']):>7} "
+            f"{steps:>16} {_cell(b['rejection_rate'], '.1%'):>6} {_cell(b['samples']):>8}"
         )
+    if not report["benchmarks"]:
+        lines.append("(nothing matches)")
     return emit(args, report, "\n".join(lines))

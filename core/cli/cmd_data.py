@@ -27,8 +27,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_json(w)
     w.set_defaults(handler=cmd_import_webshop)
 
-    r = isub.add_parser("release", help="import Drift-Bench++ released samples and graphs")
+    r = isub.add_parser(
+        "release",
+        help="import Drift-Bench++ released samples and graphs",
+        description=(
+            "Import released graphs and samples. Each graph is placed on a world this store "
+            "holds (imported worlds first, then the bundled one) on which its root reproduces "
+            "the released state; every sample must then pass the oracle there. Everything left "
+            "out is listed under 'skipped' with its reason. Samples are stored with source "
+            "release:NAME (select them with `driftbench run --source NAME`)."
+        ),
+    )
     r.add_argument("--from", dest="src", type=existing_dir, required=True, metavar="DIR")
+    r.add_argument("--name", default=None, help="import name (default: the folder's name)")
+    r.add_argument(
+        "--world",
+        action="append",
+        default=None,
+        metavar="ID",
+        help="only place graphs on this world id ('bundled' or a stored id; repeatable)",
+    )
     add_json(r)
     r.set_defaults(handler=cmd_import_release)
 
@@ -60,24 +78,65 @@ def cmd_import_webshop(args: argparse.Namespace) -> int:
 
 
 def cmd_import_release(args: argparse.Namespace) -> int:
-    """Import released graphs and samples whose host world is loaded; list the others."""
+    """Import released graphs and samples that execute on a world of this store."""
+    from core.construction.pipeline import host_task_count
     from core.construction.release import read_release
-    from core.construction.worlds import imported_world
-    from core.envs.base import HostWorld
+    from core.construction.report import record_build
+    from core.construction.worlds import LoadedWorld, bundled, imported_worlds, world_for
+    from core.errors import ConfigError
 
     store = open_store(args)
-    worlds: dict[str, HostWorld] = {}
+    name = (args.name or args.src.name).strip()
+    if not name or ":" in name:
+        raise ConfigError("an import name must be non-empty and contain no ':'", field="--name")
+    candidates: dict[str, list[LoadedWorld]] = {}
     for benchmark in ("webshop", "tau2_retail", "tau2_airline"):
-        world = imported_world(store, benchmark)
-        if world is not None:
-            worlds[benchmark] = world
-    result = read_release(args.src, worlds)
-    store.put_graphs_and_samples(result.graphs, result.samples, source=f"release:{args.src.name}")
+        if args.world:
+            picked = []
+            for wid in args.world:
+                try:
+                    picked.append(world_for(store, benchmark, world=wid))
+                except ConfigError:
+                    continue
+            candidates[benchmark] = picked
+        else:
+            candidates[benchmark] = [*imported_worlds(store, benchmark), bundled(benchmark)]
+    result = read_release(args.src, candidates=candidates)
+    source = f"release:{name}"
+    store.put_graphs_and_samples(result.graphs, result.samples, source=source)
     report = result.report
+    for benchmark in sorted({g.benchmark for g in result.graphs}):
+        graphs = [g for g in result.graphs if g.benchmark == benchmark]
+        ref = graphs[0].world
+        loaded = next(
+            (c for c in candidates.get(benchmark, []) if ref and c.ref.world_id == ref.world_id),
+            None,
+        )
+        record_build(
+            store,
+            benchmark=benchmark,
+            source=source,
+            ref=ref,
+            kind="import",
+            params={"from": str(args.src)},
+            stats={
+                "host_tasks": host_task_count(loaded.world) if loaded is not None else None,
+                "graphs": len(graphs),
+                "executable_seeds": len({str(g.root.base).split("+")[0] for g in graphs}),
+                "gate_removed": report.get("gate", {}).get("removed"),
+                "gate_removed_by_operator": report.get("gate", {}).get("removed_by_operator"),
+                "samples": report["by_benchmark"].get(benchmark, 0),
+            },
+        )
     gt = report.get("ground_truth_matches", {})
+    oracle = report.get("oracle", {})
     text = (
-        f"imported {report['imported']} samples ({report['by_benchmark']}); "
-        f"skipped {len(report['skipped'])}; ground truth re-executed "
-        f"{gt.get('matched', 0)}/{gt.get('checked', 0)} matching"
+        f"imported {report['imported']} samples as {source} ({report['by_benchmark']}); "
+        f"skipped {len(report['skipped'])}; roots reproduced {gt.get('matched', 0)}/"
+        f"{gt.get('checked', 0)}; ORACLE passed {oracle.get('passed', 0)}/"
+        f"{oracle.get('checked', 0)}; the policy gate removed "
+        f"{report.get('gate', {}).get('removed', 0)} cross-customer nodes"
     )
-    return emit(args, report, text)
+    for sk in report["skipped"][:20]:
+        text += f"\n  skipped {sk['source']}: {sk['reason']}"
+    return emit(args, {**report, "source": source}, text)

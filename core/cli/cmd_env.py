@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.cli._common import add_json, emit, existing_dir
+from core.cli._common import add_json, emit, existing_dir, open_store
 
 _BENCHMARKS = ("webshop", "tau2_retail", "tau2_airline")
 
@@ -23,6 +23,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--data", type=existing_dir, metavar="DIR", help="host data dir (default bundled)"
     )
     g.add_argument("--task", metavar="ID", help="only this task id")
+    g.add_argument(
+        "--world", metavar="ID", help="replay on this world: 'bundled' or a stored world id"
+    )
+    g.add_argument(
+        "--sample",
+        metavar="ID",
+        help="replay on the world this sample was built on (its root task unless --task)",
+    )
     add_json(g)
     g.set_defaults(handler=cmd_golden)
 
@@ -32,20 +40,59 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     pl.set_defaults(handler=cmd_play)
 
 
-def _golden(benchmark: str, data: Path | None, task: str | None) -> dict[str, Any]:
+def _golden(
+    benchmark: str, data: Path | None, task: str | None, world: Any = None
+) -> dict[str, Any]:
     if benchmark == "webshop":
         from core.envs.webshop import golden_report, load_webshop_world
 
-        return dict(golden_report(load_webshop_world(data), task))
+        return dict(golden_report(world or load_webshop_world(data), task))
     from core.envs.tau2 import golden_report as tau2_golden
     from core.envs.tau2 import load_tau2_world
 
-    return dict(tau2_golden(load_tau2_world(benchmark.removeprefix("tau2_"), data), task))
+    w = world or load_tau2_world(benchmark.removeprefix("tau2_"), data)
+    return dict(tau2_golden(w, task))
+
+
+def _chosen_world(args: argparse.Namespace) -> tuple[Any, str | None, str | None]:
+    """(world, world id, task) named by ``--sample`` or ``--world`` (None, None, task when neither).
+
+    Raises:
+        WorldRefusedError: The sample's world is missing or changed (exit 2).
+    """
+    from core.errors import ConfigError
+
+    if args.sample is None and args.world is None:
+        return None, None, args.task
+    if args.data is not None:
+        raise ConfigError("give --data, --world or --sample, not several", field="--data")
+    from core.construction.worlds import resolve_sample_world, world_for
+    from core.runner.plan import SampleSource
+
+    store = open_store(args)
+    if args.sample is not None:
+        source = SampleSource(store)
+        try:
+            sample = source.sample(args.benchmark, args.sample)
+        except Exception as exc:  # noqa: BLE001 - NotFoundError, reported as a flag error
+            raise ConfigError(str(exc), field="--sample") from None
+        if sample.benchmark != args.benchmark:
+            raise ConfigError(f"sample is of {sample.benchmark}", field="--sample")
+        graph = source.graph(args.benchmark, sample.graph_id)
+        loaded = resolve_sample_world(store, sample, graph)
+        root = graph.node(sample.root_intent_id)
+        task = args.task or (root.source_record or root.base).split("+", 1)[0]
+        return loaded.world, loaded.ref.world_id, task
+    loaded = world_for(store, args.benchmark, world=args.world)
+    return loaded.world, loaded.ref.world_id, args.task
 
 
 def cmd_golden(args: argparse.Namespace) -> int:
     """Replay golden solutions and report hashes/rewards and timing."""
-    report = _golden(args.benchmark, args.data, args.task)
+    world, world_id, task = _chosen_world(args)
+    report = _golden(args.benchmark, args.data, task, world)
+    if world_id is not None:
+        report["world_id"] = world_id
     tasks = report["tasks"]
     lines = [f"{report['benchmark']}: {len(tasks)} tasks"]
     if "initial_state_hash" in report:

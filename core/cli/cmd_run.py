@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from core.cli._common import add_json, emit, open_store, show_progress
 from core.errors import ConfigError
 from core.model.run import PERSONAS, RunOptions, RunSpec
+from core.runner.plan import KNOWN_SPLITS
 
 
 def _csv(value: str) -> list[str]:
@@ -17,9 +19,20 @@ def _csv(value: str) -> list[str]:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register this module's commands."""
-    p = sub.add_parser("run", help="run (or resume) a sweep")
-    p.add_argument("--benchmark", required=True, help="benchmark id(s), comma-separated")
-    p.add_argument("--method", required=True, help="method id(s): B0 A0 A1 A2 A3 L0 RS LIT ORACLE")
+    p = sub.add_parser(
+        "run",
+        help="run (or resume) a sweep",
+        description=(
+            "Run a sweep. Every sample runs on the world it was built on; a sample whose world "
+            "is missing or changed is refused before anything runs. The samples of a "
+            "benchmark are selected by --source and --split, sorted by sample id, and --limit "
+            "keeps the first N of them (deterministic). The same spec under the same --name "
+            "resumes that run; under a new name it is a new run; --resume RUN continues a "
+            "stored run."
+        ),
+    )
+    p.add_argument("--benchmark", default=None, help="benchmark id(s), comma-separated")
+    p.add_argument("--method", default=None, help="method id(s): B0 A0 A1 A2 A3 L0 RS LIT ORACLE")
     p.add_argument("--persona", default="all", help="persona id(s), comma-separated, or 'all'")
     p.add_argument("--seeds", type=int, default=3, help="number of seeds (0..N-1)")
     p.add_argument("--agent", default="symbolic", help="'symbolic' or MODEL[@API_BASE]")
@@ -27,8 +40,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--interpreter", default=None, help="how the user reads messages: offline | MODEL"
     )
-    p.add_argument("--limit", type=int, default=None, help="samples per benchmark (first N)")
-    p.add_argument("--name", default=None, help="run name (default: the run id)")
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        help="the first N selected samples per benchmark, in sample-id order (deterministic)",
+    )
+    p.add_argument(
+        "--source",
+        default=None,
+        help="only samples of this provenance: bundled, built, release, or an import's name",
+    )
+    p.add_argument("--split", default=None, choices=KNOWN_SPLITS, help="only samples of this split")
+    p.add_argument(
+        "--name",
+        default=None,
+        help="run name (default: the run id); the same spec under a new name is a new run",
+    )
+    p.add_argument(
+        "--resume", default=None, metavar="RUN", help="continue the stored run RUN (name or id)"
+    )
     p.add_argument("--backend", choices=("local", "ray"), default="local")
     p.add_argument("--workers", type=int, default=None, help="worker processes")
     p.add_argument("--concurrency", type=int, default=16, help="concurrent LLM episodes")
@@ -54,6 +85,9 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
     Raises:
         ConfigError: For an invalid flag value (names the flag).
     """
+    for flag, value in (("--benchmark", args.benchmark), ("--method", args.method)):
+        if not value:
+            raise ConfigError("is required (or give --resume RUN)", field=flag)
     personas = _csv(args.persona)
     if personas == ["all"] or not personas:
         personas = list(PERSONAS)
@@ -74,6 +108,8 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
             user_voice=args.user_voice,
             interpreter=getattr(args, "interpreter", None),
             limit=args.limit,
+            source=getattr(args, "source", None),
+            split=getattr(args, "split", None),
         )
     except ValidationError as exc:
         err = exc.errors()[0]
@@ -81,15 +117,55 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         raise ConfigError(str(err.get("msg")), field=f"--{loc.split('.')[0]}") from None
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    """Run or resume a sweep and print the summary."""
-    from core.runner import run_sweep, validate_spec
+def _resolve_spec(store: Any, args: argparse.Namespace) -> RunSpec:
+    """The spec to run: ``--resume RUN``'s stored spec, else the flags' spec.
 
-    spec = spec_from_args(args)
+    A stored run of the same name must have the same spec (then it resumes); a name never
+    attaches to a different spec.
+    """
+    from core.errors import NotFoundError
+    from core.runner.plan import named_spec, stored_spec
+
+    if args.resume:
+        if args.benchmark or args.method:
+            raise ConfigError(
+                "--resume runs the stored spec; leave out --benchmark and --method",
+                field="--resume",
+            )
+        try:
+            return stored_spec(store, args.resume)
+        except NotFoundError:
+            raise ConfigError(
+                f"no run named or with id {args.resume!r}", field="--resume"
+            ) from None
+    return named_spec(store, spec_from_args(args))
+
+
+def _header(sources: list[dict[str, Any]]) -> str:
+    parts = []
+    for s in sources:
+        lim = f", first {s['limit']}" if s["limit"] is not None else ""
+        origin = ", ".join(f"{k} {v}" for k, v in s["by_source"].items())
+        parts.append(
+            f"{s['benchmark']}: {s['samples']} of {s['available']} samples (source "
+            f"{s['source']}, split {s['split']}{lim}; {origin})"
+        )
+    return "selection: " + "; ".join(parts)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run or resume a sweep and print the selection and the summary."""
+    from core.runner import run_sweep, validate_spec
+    from core.runner.plan import SampleSource, describe_selection
+
     store = open_store(args)
+    spec = _resolve_spec(store, args)
     validate_spec(store, spec)
     if args.workers is not None and args.workers < 1:
         raise ConfigError("must be at least 1", field="--workers")
+    sources = describe_selection(SampleSource(store), spec)
+    if not args.json:
+        print(f"run {spec.display_name()} ({spec.run_id()}) — {_header(sources)}", flush=True)
     options = RunOptions(
         backend=args.backend,
         workers=args.workers,
@@ -108,6 +184,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "seconds": round(result.seconds, 3),
         "cost_usd": round(result.cost_usd, 6),
         "status": result.status,
+        "sources": sources,
     }
     text = (
         f"run {result.run}: {result.completed}/{result.episodes} completed, "

@@ -42,7 +42,7 @@ from core.graph.classify import OPERATOR_ORDER
 from core.graph.hosts import adapter_for
 from core.graph.hosts.base import HostAdapter
 from core.model.base import canonical_json
-from core.model.intent import IntentGraph
+from core.model.intent import Intent, IntentGraph, WorldRef
 from core.model.sample import FaultType, Sample
 from core.paths import DATA_DIR
 
@@ -60,9 +60,57 @@ BUNDLED_PLAN: dict[str, dict[str, Any]] = {
 }
 
 
+# ---------------------------------------------------------------------------------- worlds
+def host_task_count(world: HostWorld) -> int:
+    """Number of host tasks of a world (τ² tasks, shop goals; else its seeds)."""
+    for attr in ("tasks", "goals"):
+        items = getattr(world, attr, None)
+        if isinstance(items, (list, tuple)):
+            return len(items)
+    return len(world.seeds())
+
+
+_SPLIT_NAMES: dict[str, str] = {
+    "test": "test",
+    "eval": "eval",
+    "dev": "eval",
+    "validation": "eval",
+    "train": "learn",
+    "learn": "learn",
+}
+"""Host split names → sample splits (τ²-bench's ``train`` is the learn split)."""
+
+
+def task_splits(world: HostWorld) -> dict[str, str]:
+    """Host task id → sample split (``learn`` / ``eval`` / ``test``) from the world's splits.
+
+    τ²-bench's ``split_tasks.json`` names ``train`` and ``test`` (and ``base`` = every task,
+    ignored); a task in no named split is ``test``.
+    """
+    raw = getattr(world, "split_tasks", None)
+    out: dict[str, str] = {}
+    if not isinstance(raw, dict):
+        return out
+    for name in ("train", "learn", "dev", "validation", "eval", "test"):  # later names win
+        for tid in raw.get(name) or []:
+            out[str(tid)] = _SPLIT_NAMES[name]
+    return out
+
+
+def split_of(splits: dict[str, str], intent: Intent) -> str:
+    """The split of a graph root (its source task's split; ``test`` when unknown)."""
+    task = intent.source_record or intent.base
+    return splits.get(str(task).split("+", 1)[0], "test")
+
+
 # ---------------------------------------------------------------------------------- graphs
 def build_graphs(
-    world: HostWorld, *, seed: int = 42, branching: int = 8, limit: int | None = None
+    world: HostWorld,
+    *,
+    seed: int = 42,
+    branching: int = 8,
+    limit: int | None = None,
+    ref: WorldRef | None = None,
 ) -> tuple[list[IntentGraph], dict[str, Any]]:
     """Build one intent graph per admissible seed of ``world``.
 
@@ -71,14 +119,22 @@ def build_graphs(
         seed: Seed of enumeration order and ranking tie-breaks.
         branching: Children per graph (balanced ``branching // 4`` per operator).
         limit: Only the first ``limit`` seeds (tests).
+        ref: The world's reference, recorded on every graph (None: not recorded).
 
     Returns:
-        ``(graphs sorted by id, stats)`` with stats keys ``benchmark``, ``tasks``, ``graphs``,
-        ``by_operator``, ``candidates`` and admission counters.
+        ``(graphs sorted by id, stats)`` with stats keys ``benchmark``, ``host_tasks``,
+        ``tasks`` (seeds), ``executable_seeds``, ``graphs``, ``by_operator``, ``candidates``,
+        the policy gate's removals and admission counters.
     """
     adapter = adapter_for(world)
     graphs, st = build_all(adapter, seed=seed, branching=branching, limit=limit)
-    stats: dict[str, Any] = {"benchmark": world.benchmark, **st.as_dict()}
+    if ref is not None:
+        graphs = [g.model_copy(update={"world": ref}) for g in graphs]
+    stats: dict[str, Any] = {
+        "benchmark": world.benchmark,
+        "host_tasks": host_task_count(world),
+        **st.as_dict(),
+    }
     return graphs, stats
 
 
@@ -224,6 +280,7 @@ def build_samples(
     k: int = 1,
     seed: int = 42,
     per_graph: int | None = None,
+    ref: WorldRef | None = None,
 ) -> tuple[list[Sample], dict[str, Any]]:
     """Generate-then-verify faulty opening requests over ``graphs``.
 
@@ -236,6 +293,9 @@ def build_samples(
         seed: Seed of draws, plans and variants.
         per_graph: k = 1: samples per graph (None = one per applicable type);
             k > 1: composite draws per graph (None = 1).
+        ref: The world's reference, recorded on every sample (default: the graph's).
+
+    Every sample gets the split of its root's host task (:func:`task_splits`).
 
     Returns:
         ``(samples sorted by id, stats)``; stats keys ``benchmark``, ``k``, ``graphs``,
@@ -267,8 +327,18 @@ def build_samples(
                 draws=per_graph or 1,
                 stats=stats,
             )
-    samples.sort(key=lambda s: s.sample_id)
-    return samples, gen_stats_dict(world.benchmark, k, len(graphs), stats)
+    splits = task_splits(world)
+    by_graph = {g.graph_id: g for g in graphs}
+    stamped = []
+    for smp in samples:
+        g = by_graph[smp.graph_id]
+        stamped.append(
+            smp.model_copy(
+                update={"split": split_of(splits, g.root), "world": ref or g.world},
+            )
+        )
+    stamped.sort(key=lambda s: s.sample_id)
+    return stamped, gen_stats_dict(world.benchmark, k, len(graphs), stats)
 
 
 def gen_stats_dict(benchmark: str, k: int, graphs: int, st: GenStats) -> dict[str, Any]:
@@ -382,8 +452,9 @@ def build_bundled(benchmark: str, out_dir: Path = BUNDLED_DIR, *, seed: int = 42
         The stats written to ``stats.json``.
     """
     world = bundled_world(benchmark)
+    ref = WorldRef.bundled(benchmark, world.world_id)
     plan = BUNDLED_PLAN.get(benchmark, {"per_graph": None, "k2": 1, "k4": 1})
-    graphs, gstats = build_graphs(world, seed=seed)
+    graphs, gstats = build_graphs(world, seed=seed, ref=ref)
     s1, st1 = build_samples(world, graphs, k=1, seed=seed, per_graph=plan["per_graph"])
     s2, st2 = build_samples(world, graphs, k=2, seed=seed, per_graph=plan["k2"])
     s4, st4 = build_samples(world, graphs, k=4, seed=seed, per_graph=plan["k4"])
@@ -394,11 +465,18 @@ def build_bundled(benchmark: str, out_dir: Path = BUNDLED_DIR, *, seed: int = 42
     write_samples(d / "samples.jsonl.gz", samples)
     stats = {
         "benchmark": benchmark,
-        "world_id": world.world_id,
+        "world_id": ref.world_id,
+        "fingerprint": ref.fingerprint,
         "seed": seed,
         "graphs": gstats,
         "samples": {"k1": st1, "k2": st2, "k4": st4},
-        "totals": {"samples": len(samples), "single": len(s1), "k2": len(s2), "k4": len(s4)},
+        "totals": {
+            "samples": len(samples),
+            "single": len(s1),
+            "k2": len(s2),
+            "k4": len(s4),
+            "splits": dict(sorted(Counter(s.split for s in samples).items())),
+        },
     }
     (d / "stats.json").write_text(
         json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8"

@@ -10,21 +10,34 @@ Recognised files (found recursively under the source folder):
   ``tree_id``.
 
 Everything else (datasheets, notes) is ignored. Malformed recognised files raise
-:class:`ConfigError` naming the file and field. Samples whose host world is not loaded (when a
-``worlds`` mapping is given) are listed in ``skipped``; τ² roots are re-executed when their world
-is loaded and the state hash is compared with the release's.
+:class:`ConfigError` naming the file and field.
+
+τ² nodes are converted from their recipes (:mod:`core.construction.release_nodes`): every
+argument of every call — derived ones like ``nonfree_baggages`` and whole ``also:`` requests
+included — becomes a condition, so the engine executes exactly the release's calls. When
+worlds are given, each graph is placed on the first candidate world on which its root
+reproduces the released state (:mod:`core.construction.release_worlds`); nodes that do not
+reproduce are dropped, the policy gate runs, and every sample is checked by the oracle
+(:mod:`core.construction.verify`) — a sample is imported only when ORACLE succeeds on it.
+Everything left out is listed in ``skipped`` with its reason.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from core.construction.release_nodes import SlotMap, align, conditions_of, map_root, recipe_calls
+from core.construction.release_worlds import PlacementStats, place_tau2, place_webshop
+from core.construction.verify import verify_sample
+from core.construction.worlds import LoadedWorld, ref_for
 from core.envs.base import HostWorld
 from core.errors import ConfigError
+from core.graph.classify import classify
 from core.model.base import canonical_json
 from core.model.intent import Condition, Edge, GroundTruth, Intent, IntentGraph, ShiftOperator
 from core.model.sample import FaultType, MaskEntry, MaskKind, Sample, VerifierRecord
@@ -74,6 +87,7 @@ def _conditions(raw: Any, file: Path, path: str) -> list[Condition]:
 
 
 def _gt(raw: Any, file: Path, path: str) -> GroundTruth | None:
+    """A release ground truth in this engine's format (τ² state hashes as ``[hash]``)."""
     if raw is None:
         return None
     kind = _need(raw, "kind", str, file, path)
@@ -81,8 +95,9 @@ def _gt(raw: Any, file: Path, path: str) -> GroundTruth | None:
     if kind not in ("purchaseset", "statehash", "rowset", "scalar"):
         raise ConfigError(f"unknown ground-truth kind {kind!r}", file=file, field=f"{path}.kind")
     rows = [value] if isinstance(value, str) else [str(v) for v in value]
-    h = raw.get("hash") if isinstance(raw.get("hash"), str) else ""
-    return GroundTruth(kind=kind, value=sorted(rows), hash=h)
+    if kind == "statehash":
+        rows = [_state_hash_text(r) for r in rows]
+    return GroundTruth(kind=kind, value=sorted(rows))
 
 
 def _benchmark_of_graph(g: dict[str, Any], file: Path) -> str:
@@ -99,16 +114,28 @@ def _env_of_graph(g: dict[str, Any], bench: str) -> str:
     return str(g.get("env_id") or bench)
 
 
-def _node(raw: Any, bench: str, env: str, file: Path, path: str) -> tuple[str, Intent]:
+def _task_of(raw: dict[str, Any]) -> str | None:
+    """The host task a node comes from (the first part of ``source_record``), if named."""
+    rec = raw.get("source_record")
+    return str(rec).split("+", 1)[0] if rec not in (None, "") else None
+
+
+def _base_text(raw: dict[str, Any]) -> str:
+    base_raw = raw.get("base")
+    return canonical_json(base_raw) if isinstance(base_raw, (dict, list)) else str(base_raw)
+
+
+def _release_node(raw: Any, bench: str, env: str, file: Path, path: str) -> tuple[str, Intent]:
+    """A node kept as the release states it (WebShop; τ² nodes without a recipe)."""
     old_id = _need(raw, "intent_id", str, file, path)
     conds = _conditions(_need(raw, "conditions", list, file, path), file, f"{path}.conditions")
-    base_raw = raw.get("base")
-    base = canonical_json(base_raw) if isinstance(base_raw, (dict, list)) else str(base_raw)
+    if bench.startswith("tau2_"):
+        conds = SlotMap(next_index=_max_index(conds) + 1).translate(conds)
     src = raw.get("source_record")
     intent = Intent.build(
         benchmark=bench,
         env_id=env,
-        base=base,
+        base=_base_text(raw),
         conditions=conds,
         ground_truth=_gt(raw.get("ground_truth"), file, f"{path}.ground_truth"),
         is_seed=bool(raw.get("is_seed", False)),
@@ -117,20 +144,109 @@ def _node(raw: Any, bench: str, env: str, file: Path, path: str) -> tuple[str, I
     return old_id, intent
 
 
-def _delta_text(delta: Any) -> str:
-    if not isinstance(delta, dict):
-        return str(delta)
-    parts = []
-    for k in ("added", "removed", "changed"):
-        for c in delta.get(k, []) or []:
-            parts.append(f"{k} " + " ".join(str(x) for x in c))
-    if "pivot_to" in delta:
-        parts.append(f"pivot_to: {canonical_json(delta['pivot_to'])}")
-    return "; ".join(parts) or canonical_json(delta)
+def _max_index(conds: list[Condition]) -> int:
+    parts = (c.slot.split(":") for c in conds)
+    return max(
+        (int(p[1]) for p in parts if len(p) > 1 and p[0] == "arg" and p[1].isdigit()), default=-1
+    )
 
 
-def convert_graph(g: Any, file: Path) -> tuple[IntentGraph, dict[str, str]]:
-    """Convert one release graph object; returns (graph, old intent id → new intent id)."""
+def _diff_text(a: Intent, b: Intent, op: ShiftOperator) -> str:
+    """A readable delta between two converted nodes (the runtime recomputes its own)."""
+    rel = classify(a, b)
+    if rel is not None and rel[0] is op:
+        return rel[1]
+    if op is ShiftOperator.PIVOT:
+        return f"pivot_to: {b.base}"
+    old, new = a.slot_map(), b.slot_map()
+    parts = [f"added {s}" for s in sorted(set(new) - set(old))]
+    parts += [f"removed {s}" for s in sorted(set(old) - set(new))]
+    parts += [f"changed {s}" for s in sorted(set(old) & set(new)) if old[s] != new[s]]
+    return "; ".join(parts) or op.value
+
+
+@dataclass
+class ReleaseGraph:
+    """One converted release graph plus what the world checks need.
+
+    Attributes:
+        graph: The converted graph (release ground truths, in this engine's format).
+        file: Where it was read.
+        root_map: Release slot names of the root → converted slots (τ² recipes).
+        operators: Child intent id → the release's operator for its edge.
+        products: WebShop: the root's product and the pivots' products (ASINs).
+        duplicates: Children dropped as identical to the root or an earlier child once their
+            recipes (derived arguments, restored defaults) were converted.
+    """
+
+    graph: IntentGraph
+    file: Path
+    root_map: SlotMap | None = None
+    operators: dict[str, ShiftOperator] = field(default_factory=dict)
+    products: dict[str, str] = field(default_factory=dict)
+    duplicates: int = 0
+
+
+def _tau2_nodes(
+    g: dict[str, Any], bench: str, env: str, file: Path
+) -> tuple[Intent, list[Intent], dict[str, str], SlotMap] | None:
+    """Root and children of a τ² graph converted from their recipes (None: no root recipe)."""
+    root_raw = _need(g, "root", dict, file, "")
+    root_calls = recipe_calls(root_raw, file, "root")
+    if root_calls is None:
+        return None
+    release_conds = _conditions(
+        _need(root_raw, "conditions", list, file, "root"), file, "root.conditions"
+    )
+    root_map = map_root(release_conds, root_calls)
+    root_base = _task_of(root_raw) or _base_text(root_raw)
+    root = Intent.build(
+        benchmark=bench,
+        env_id=env,
+        base=root_base,
+        conditions=conditions_of(root_calls, list(range(len(root_calls)))),
+        ground_truth=_gt(root_raw.get("ground_truth"), file, "root.ground_truth"),
+        is_seed=bool(root_raw.get("is_seed", True)),
+        source_record=str(root_raw.get("source_record") or root_base),
+    )
+    ids = {_need(root_raw, "intent_id", str, file, "root"): root.intent_id}
+    ops = {
+        str(e.get("dst")): str(e.get("operator"))
+        for e in g.get("edges") or []
+        if isinstance(e, dict)
+    }
+    children: list[Intent] = []
+    for i, c in enumerate(_need(g, "children", list, file, "")):
+        path = f"children[{i}]"
+        old = _need(c, "intent_id", str, file, path)
+        calls = recipe_calls(c, file, path)
+        if calls is None:
+            _, node = _release_node(c, bench, env, file, path)
+        else:
+            pivot = ops.get(old) == "PIVOT"
+            indices = list(range(len(calls))) if pivot else align(root_calls, calls)
+            base = root_base
+            if pivot:
+                base = _task_of(c) or _base_text(c)
+                if base == root_base:
+                    base = f"{base}+{old}"
+            src = c.get("source_record")
+            node = Intent.build(
+                benchmark=bench,
+                env_id=env,
+                base=base,
+                conditions=conditions_of(calls, indices),
+                ground_truth=_gt(c.get("ground_truth"), file, f"{path}.ground_truth"),
+                is_seed=bool(c.get("is_seed", False)),
+                source_record=str(src) if src is not None else None,
+            )
+        ids[old] = node.intent_id
+        children.append(node)
+    return root, children, ids, root_map
+
+
+def convert_graph(g: Any, file: Path) -> ReleaseGraph:
+    """Convert one release graph object (τ² nodes from their recipes)."""
     if not isinstance(g, dict):
         raise ConfigError("expected an object", file=file, field="<root>")
     gid = g.get("graph_id") or g.get("tree_id")
@@ -138,14 +254,30 @@ def convert_graph(g: Any, file: Path) -> tuple[IntentGraph, dict[str, str]]:
         raise ConfigError("required field is missing", file=file, field="tree_id")
     bench = _benchmark_of_graph(g, file)
     env = _env_of_graph(g, bench)
-    old_root, root = _node(_need(g, "root", dict, file, ""), bench, env, file, "root")
-    ids = {old_root: root.intent_id}
-    children = []
-    for i, c in enumerate(_need(g, "children", list, file, "")):
-        old, node = _node(c, bench, env, file, f"children[{i}]")
-        ids[old] = node.intent_id
-        children.append(node)
+    converted = _tau2_nodes(g, bench, env, file) if bench.startswith("tau2_") else None
+    root_map: SlotMap | None = None
+    if converted is not None:
+        root, children, ids, root_map = converted
+    else:
+        old_root, root = _release_node(_need(g, "root", dict, file, ""), bench, env, file, "root")
+        ids = {old_root: root.intent_id}
+        children = []
+        for i, c in enumerate(_need(g, "children", list, file, "")):
+            old, node = _release_node(c, bench, env, file, f"children[{i}]")
+            ids[old] = node.intent_id
+            children.append(node)
+    unique: list[Intent] = []
+    seen = {root.intent_id}
+    for c in children:  # a relaxation whose recipe restores the dropped default is the root
+        if c.intent_id not in seen:
+            seen.add(c.intent_id)
+            unique.append(c)
+    duplicates = len(children) - len(unique)
+    children = unique
+    by_id = {n.intent_id: n for n in (root, *children)}
     edges = []
+    linked: set[tuple[str, str]] = set()
+    operators: dict[str, ShiftOperator] = {}
     for i, e in enumerate(_need(g, "edges", list, file, "")):
         op = _need(e, "operator", str, file, f"edges[{i}]")
         if op not in _OPS:
@@ -155,12 +287,16 @@ def convert_graph(g: Any, file: Path) -> tuple[IntentGraph, dict[str, str]]:
         if src not in ids or dst not in ids:
             raise ConfigError("edge names an unknown node", file=file, field=f"edges[{i}]")
         prov = e.get("provenance") if e.get("provenance") in ("REAL", "SYNTHETIC") else "SYNTHETIC"
+        if ids[src] == ids[dst] or (ids[src], ids[dst]) in linked:
+            continue
+        linked.add((ids[src], ids[dst]))
+        operators[ids[dst]] = _OPS[op]
         edges.append(
             Edge(
                 src=ids[src],
                 dst=ids[dst],
                 operator=_OPS[op],
-                delta=_delta_text(e.get("delta")),
+                delta=_diff_text(by_id[ids[src]], by_id[ids[dst]], _OPS[op]),
                 provenance=prov,
                 gt_moved=bool(e.get("gt_moved", True)),
             )
@@ -180,7 +316,24 @@ def convert_graph(g: Any, file: Path) -> tuple[IntentGraph, dict[str, str]]:
         edges=tuple(edges),
         config=config,
     )
-    return graph, ids
+    products: dict[str, str] = {}
+    if bench == "webshop":
+        products = _products(g, ids)
+    return ReleaseGraph(graph, file, root_map, operators, products, duplicates)
+
+
+def _products(g: dict[str, Any], ids: dict[str, str]) -> dict[str, str]:
+    """Converted intent id → the product (ASIN) a WebShop node is about."""
+    out: dict[str, str] = {}
+    nodes = [g.get("root"), *(g.get("children") or [])]
+    for raw in nodes:
+        if not isinstance(raw, dict):
+            continue
+        base = raw.get("base")
+        asin = base.get("asin") if isinstance(base, dict) else None
+        if isinstance(asin, str) and raw.get("intent_id") in ids:
+            out[ids[str(raw["intent_id"])]] = asin
+    return out
 
 
 _KIND_FAULT: dict[str, FaultType] = {
@@ -199,14 +352,35 @@ def _fault(name: Any, file: Path, path: str) -> FaultType:
 
 
 def convert_mask(
-    mask: Any, root: Intent, faults: list[FaultType], file: Path, path: str
+    mask: Any,
+    root: Intent,
+    faults: list[FaultType],
+    file: Path,
+    path: str,
+    slot_map: SlotMap | None = None,
 ) -> tuple[tuple[MaskEntry, ...], tuple[str, ...], tuple[tuple[Condition, ...], ...]]:
-    """Turn a release mask into (entries, canonical hidden slots, literal readings)."""
+    """Turn a release mask into (entries, canonical hidden slots, literal readings).
+
+    With a ``slot_map`` (τ² roots converted from recipes) release slot names are translated;
+    derived arguments no release condition names are ``stated`` entries and are added to every
+    literal reading (the agent computes them from the host's data, as the release's compiler
+    did), and ``also:`` extras become one ``extra`` entry per argument of the request.
+    """
     if not isinstance(mask, dict):
         raise ConfigError("expected an object", file=file, field=path)
+    smap = slot_map or SlotMap()
+
+    def slots_of(release_slot: str) -> list[str]:
+        if release_slot in smap.requests:
+            return list(smap.requests[release_slot])
+        return [smap.slot(release_slot)]
+
     assigned_any = mask.get("assigned_slots")
     assigned: dict[str, Any] = assigned_any if isinstance(assigned_any, dict) else {}
-    by_slot_fault = {str(v): _fault(k, file, f"{path}.assigned_slots") for k, v in assigned.items()}
+    by_slot_fault: dict[str, FaultType] = {}
+    for k, v in assigned.items():
+        for slot in slots_of(str(v)):
+            by_slot_fault[slot] = _fault(k, file, f"{path}.assigned_slots")
 
     def fault_for(slot: str, kind: str) -> FaultType:
         if slot in by_slot_fault:
@@ -219,31 +393,42 @@ def convert_mask(
         return faults[0]
 
     treat: dict[str, tuple[MaskKind, Any, str]] = {}
+
+    def mark(release_slot: str, entry: tuple[MaskKind, Any, str], *, keep: bool = False) -> None:
+        for slot in slots_of(release_slot):
+            if keep:
+                treat.setdefault(slot, entry)
+            else:
+                treat[slot] = entry
+
     for i, s in enumerate(mask.get("substituted") or []):
         if not (isinstance(s, list) and len(s) >= 3):
             raise ConfigError(
                 "must be [slot, true, stated]", file=file, field=f"{path}.substituted[{i}]"
             )
-        treat[str(s[0])] = ("substituted", s[2], "")
+        mark(str(s[0]), ("substituted", s[2], ""))
     for i, p in enumerate(mask.get("presupposed") or []):
         if not isinstance(p, dict):
             raise ConfigError("must be an object", file=file, field=f"{path}.presupposed[{i}]")
         about = p.get("about") or (p.get("condition") or [None])[0]
         if about:
-            treat[str(about)] = ("presupposed", p.get("alternative"), str(p.get("text") or ""))
+            mark(str(about), ("presupposed", p.get("alternative"), str(p.get("text") or "")))
     for s in mask.get("withheld") or []:
-        treat[str(s)] = ("withheld", None, "")
+        mark(str(s), ("withheld", None, ""))
     for i, m in enumerate(mask.get("marked") or []):
         slot = m[0] if isinstance(m, list) and m else m
         if not isinstance(slot, str):
             raise ConfigError("must be [slot, kind]", file=file, field=f"{path}.marked[{i}]")
-        treat[slot] = ("marked", None, str(m[1]) if isinstance(m, list) and len(m) > 1 else "")
+        mark(slot, ("marked", None, str(m[1]) if isinstance(m, list) and len(m) > 1 else ""))
+    root_slots = root.slot_map()
     for i, a in enumerate(mask.get("ambiguous") or []):
         if not isinstance(a, dict):
             raise ConfigError("must be an object", file=file, field=f"{path}.ambiguous[{i}]")
         for pl in a.get("placements") or []:
-            if isinstance(pl, list) and pl and isinstance(pl[0], str) and pl[0] in root.slot_map():
-                treat.setdefault(pl[0], ("ambiguous", None, str(a.get("surface") or "")))
+            if not (isinstance(pl, list) and pl and isinstance(pl[0], str)):
+                continue
+            if all(x in root_slots for x in slots_of(pl[0])):
+                mark(pl[0], ("ambiguous", None, str(a.get("surface") or "")), keep=True)
     entries: list[MaskEntry] = []
     for c in root.conditions:
         t = treat.get(c.slot)
@@ -264,32 +449,50 @@ def convert_mask(
                 surface=surface,
             )
         )
+    extra_fault = (
+        FaultType.IRRELEVANT_INFORMATION
+        if FaultType.IRRELEVANT_INFORMATION in faults
+        else faults[0]
+    )
     for e in mask.get("extras") or []:
         cond = e.get("condition") if isinstance(e, dict) else None
-        slot = str(cond[0]) if isinstance(cond, list) and cond else "*"
-        val = cond[2] if isinstance(cond, list) and len(cond) > 2 else None
-        entries.append(
-            MaskEntry(
-                slot=slot,
-                kind="extra",
-                fault=fault_for(slot, "extra")
-                if FaultType.IRRELEVANT_INFORMATION in faults
-                else faults[0],
-                stated_value=val if isinstance(val, (str, int, float, bool)) else None,
-                surface=str(e.get("text") or "") if isinstance(e, dict) else "",
+        text = str(e.get("text") or "") if isinstance(e, dict) else ""
+        if isinstance(cond, list) and len(cond) >= 3 and isinstance(cond[0], str):
+            op = cond[1] if cond[1] in ("=", "<=", ">=", "!=", "contains") else "="
+            value = (
+                cond[2] if isinstance(cond[2], (str, int, float, bool)) else canonical_json(cond[2])
             )
-        )
+            extra = smap.translate([Condition(slot=cond[0], op=op, value=value)])
+        else:
+            extra = []
+        if not extra:
+            entries.append(MaskEntry(slot="*", kind="extra", fault=extra_fault, surface=text))
+            continue
+        for x in extra:
+            entries.append(
+                MaskEntry(
+                    slot=x.slot,
+                    kind="extra",
+                    fault=fault_for(x.slot, "extra")
+                    if FaultType.IRRELEVANT_INFORMATION in faults
+                    else faults[0],
+                    stated_value=x.value,
+                    surface=text,
+                )
+            )
     for f in faults:
         if f in (FaultType.CONTEXTUAL_IRRELEVANCE, FaultType.INDIRECT_INTENT):
             span = mask.get("offtopic_span") if f is FaultType.CONTEXTUAL_IRRELEVANCE else ""
             entries.append(MaskEntry(slot="*", kind="noise", fault=f, surface=str(span or "")))
     entries.sort(key=lambda e: (e.slot, e.kind, e.fault or ""))
     hidden = tuple(sorted({e.slot for e in entries if e.hidden}))
+    derived = [root_slots[s] for s in smap.derived if s in root_slots]
     readings = []
     for i, r in enumerate(mask.get("literal_readings") or []):
-        readings.append(
-            tuple(sorted(_conditions(r, file, f"{path}.literal_readings[{i}]"), key=Condition.key))
-        )
+        conds = smap.translate(_conditions(r, file, f"{path}.literal_readings[{i}]"))
+        have = {c.slot for c in conds}
+        conds += [d for d in derived if d.slot not in have]
+        readings.append(tuple(sorted(conds, key=Condition.key)))
     return tuple(entries), hidden, tuple(readings)
 
 
@@ -310,7 +513,7 @@ def _verifier(entry: dict[str, Any], mask: dict[str, Any]) -> VerifierRecord:
 
 
 def _make_sample(
-    graph: IntentGraph,
+    rg: ReleaseGraph,
     query: str,
     faults: list[FaultType],
     mask: Any,
@@ -320,7 +523,10 @@ def _make_sample(
     file: Path,
     path: str,
 ) -> Sample:
-    entries, hidden, readings = convert_mask(mask, graph.root, faults, file, f"{path}.mask")
+    graph = rg.graph
+    entries, hidden, readings = convert_mask(
+        mask, graph.root, faults, file, f"{path}.mask", rg.root_map
+    )
     return Sample(
         sample_id=Sample.make_id(graph.graph_id, query, entries),
         benchmark=graph.benchmark,
@@ -337,6 +543,7 @@ def _make_sample(
         split=split,
         source="release",
         source_id=source_id,
+        world=graph.world,
     )
 
 
@@ -356,18 +563,41 @@ def _faults_of(entry: dict[str, Any], file: Path, path: str) -> list[FaultType]:
     return [_fault(_need(entry, "strategy", str, file, path), file, f"{path}.strategy")]
 
 
-def read_release(src: Path, worlds: dict[str, HostWorld] | None = None) -> ReleaseImport:
+def _candidates(
+    worlds: Mapping[str, HostWorld] | None,
+    candidates: Mapping[str, Sequence[LoadedWorld]] | None,
+) -> dict[str, list[LoadedWorld]] | None:
+    if candidates is not None:
+        return {b: list(ws) for b, ws in candidates.items()}
+    if worlds is None:
+        return None
+    return {b: [LoadedWorld(w, ref_for(w))] for b, w in worlds.items()}
+
+
+def read_release(
+    src: Path,
+    worlds: Mapping[str, HostWorld] | None = None,
+    *,
+    candidates: Mapping[str, Sequence[LoadedWorld]] | None = None,
+    verify: bool = True,
+) -> ReleaseImport:
     """Read a release folder into canonical graphs and samples.
 
     Args:
         src: The release folder (searched recursively).
-        worlds: Loaded host worlds by benchmark id. When given, samples of benchmarks without a
-            world are listed in ``skipped``; τ² roots are re-executed against loaded worlds.
+        worlds: One loaded world per benchmark id (shorthand for ``candidates``).
+        candidates: Candidate worlds per benchmark, in preference order. With worlds (either
+            argument), samples of benchmarks without one are skipped; every graph is placed
+            on a world (see :mod:`core.construction.release_worlds`) and every sample must
+            pass the oracle there (``verify``). Without, the files are only converted.
+        verify: Check every sample with the oracle on its world (needs worlds).
 
     Returns:
-        A :class:`ReleaseImport` whose report has ``imported``, ``by_benchmark``,
-        ``by_fault_type``, ``skipped`` [{source, reason}] and ``ground_truth_matches``
-        {checked, matched, mismatched}.
+        A :class:`ReleaseImport` whose report has ``imported``, ``graphs``, ``by_benchmark``,
+        ``by_fault_type``, ``skipped`` [{source, reason}], ``ground_truth_matches``
+        {checked, matched, mismatched} (roots of the samples' graphs executed as converted),
+        ``nodes`` (children reproduced / dropped), ``gate`` (children the policy gate removed),
+        ``oracle`` {checked, passed} and ``worlds`` (world id → graphs placed on it).
 
     Raises:
         ConfigError: the folder is missing, or a recognised file is malformed (file + field).
@@ -375,19 +605,16 @@ def read_release(src: Path, worlds: dict[str, HostWorld] | None = None) -> Relea
     src = Path(src)
     if not src.is_dir():
         raise ConfigError("release folder does not exist", file=src)
+    cands = _candidates(worlds, candidates)
     files = sorted(p for p in src.rglob("*.json") if p.is_file())
-    graph_objs: dict[str, tuple[IntentGraph, Path]] = {}
-    recipes: dict[str, list[Any]] = {}
+    rgs: dict[str, ReleaseGraph] = {}
     bundles: list[tuple[Path, dict[str, Any]]] = []
     ws_samples: list[tuple[Path, dict[str, Any]]] = []
     for p in files:
         obj = _load(p)
         if isinstance(obj, dict) and {"root", "children", "edges"} <= set(obj):
-            g, _ = convert_graph(obj, p)
-            graph_objs[g.graph_id] = (g, p)
-            recipe = obj["root"].get("recipe") if isinstance(obj["root"], dict) else None
-            if isinstance(recipe, dict) and isinstance(recipe.get("actions"), list):
-                recipes[g.graph_id] = recipe["actions"]
+            rg = convert_graph(obj, p)
+            rgs[rg.graph.graph_id] = rg
         elif isinstance(obj, dict) and "results" in obj and "summary" in obj:
             if not isinstance(obj["results"], list):
                 raise ConfigError("must be a list", file=p, field="results")
@@ -398,16 +625,60 @@ def read_release(src: Path, worlds: dict[str, HostWorld] | None = None) -> Relea
             ws_samples.append((p, obj))
     skipped: list[dict[str, str]] = []
     samples: dict[str, Sample] = {}
-    extra_graphs: dict[str, IntentGraph] = {}
+    placement = PlacementStats()
+    placed: dict[str, tuple[ReleaseGraph | None, LoadedWorld | None, str | None]] = {}
+    oracle = {"checked": 0, "passed": 0}
+    tried: dict[str, bool] = {}
+    wanted: set[str] = set()
 
-    def world_ok(bench: str, source: str) -> bool:
+    def place(rg: ReleaseGraph) -> tuple[ReleaseGraph | None, LoadedWorld | None, str | None]:
+        gid = rg.graph.graph_id
+        if gid in placed:
+            return placed[gid]
+        bench = rg.graph.benchmark
+        out: tuple[ReleaseGraph | None, LoadedWorld | None, str | None]
         if bench not in _SUPPORTED:
-            skipped.append({"source": source, "reason": f"benchmark {bench!r} is not supported"})
-            return False
-        if worlds is not None and bench not in worlds:
-            skipped.append({"source": source, "reason": f"host world {bench!r} is not loaded"})
-            return False
-        return True
+            out = (None, None, f"benchmark {bench!r} is not supported")
+        elif cands is None:
+            out = (rg, None, None)
+        elif not cands.get(bench):
+            out = (None, None, f"host world {bench!r} is not loaded")
+        else:
+            if bench == "webshop":
+                g, w, why = place_webshop(rg.graph, rg.products, cands[bench], placement)
+            else:
+                g, w, why = place_tau2(rg.graph, cands[bench], placement)
+                tried[gid] = g is not None
+            out = (replace(rg, graph=g), w, None) if g is not None else (None, None, why)
+        placed[gid] = out
+        return out
+
+    def admit(
+        rg: ReleaseGraph,
+        query: str,
+        faults: list[FaultType],
+        mask: dict[str, Any],
+        entry: dict[str, Any],
+        split: str,
+        source_id: str,
+        source: str,
+        file: Path,
+        path: str,
+    ) -> None:
+        wanted.add(rg.graph.graph_id)
+        got, loaded, why = place(rg)
+        if got is None:
+            skipped.append({"source": source, "reason": why or "graph not placed"})
+            return
+        s = _make_sample(got, query, faults, mask, entry, split, source_id, file, path)
+        if loaded is not None and verify:
+            oracle["checked"] += 1
+            reason = verify_sample(loaded.world, s, got.graph)
+            if reason is not None:
+                skipped.append({"source": source, "reason": f"ORACLE fails: {reason}"})
+                return
+            oracle["passed"] += 1
+        samples[s.sample_id] = s
 
     for p, bundle in bundles:
         split = str(bundle["summary"].get("split") or "test")
@@ -424,84 +695,48 @@ def read_release(src: Path, worlds: dict[str, HostWorld] | None = None) -> Relea
                 continue
             query = _need(entry, "query", str, p, path)
             mask = _need(entry, "mask", dict, p, path)
-            hit = graph_objs.get(tree)
-            if hit is None:
+            found = rgs.get(tree)
+            if found is None:
                 skipped.append({"source": source, "reason": f"graph {tree} not found"})
                 continue
-            graph = hit[0]
-            if not world_ok(graph.benchmark, source):
-                continue
-            s = _make_sample(
-                graph,
-                query,
-                faults,
-                mask,
-                entry,
-                split,
-                f"{tree}__{'+'.join(f.value for f in faults)}",
-                p,
-                path,
-            )
-            samples[s.sample_id] = s
+            sid = f"{tree}__{'+'.join(f.value for f in faults)}"
+            admit(found, query, faults, mask, entry, split, sid, source, p, path)
     for p, obj in ws_samples:
         tree = _need(obj, "tree_id", str, p, "")
         faults = _faults_of(obj, p, "")
-        source = f"{p.name}"
         query = _need(obj, "query", str, p, "")
         mask = _need(obj, "mask", dict, p, "")
-        bench = str(obj.get("adapter") or "webshop")
-        hit = graph_objs.get(tree)
-        if hit is not None:
-            graph = hit[0]
-        else:
-            hidden = _need(obj, "hidden_intent", dict, p, "")
-            conds = _conditions(
-                _need(hidden, "conditions", list, p, "hidden_intent"), p, "hidden_intent.conditions"
-            )
-            root = Intent.build(
-                benchmark=bench,
-                env_id=str(obj.get("cluster") or bench),
-                base=str(obj.get("goal_idx", tree)),
-                conditions=conds,
-                ground_truth=_gt(obj.get("ground_truth"), p, "ground_truth"),
-                is_seed=True,
-            )
-            graph = IntentGraph(
-                graph_id=tree,
-                benchmark=bench,
-                env_id=root.env_id,
-                root=root,
-                config={"source": "release", "root_only": True},
-            )
-            extra_graphs[tree] = graph
-        if not world_ok(graph.benchmark, source):
-            continue
+        found = rgs.get(tree)
+        if found is None:
+            found = _root_only_graph(obj, tree, p)
+            rgs[tree] = found
         sid = str(obj.get("sample_id") or p.stem)
-        s = _make_sample(
-            graph, query, faults, mask, obj, str(obj.get("split") or "test"), sid, p, ""
-        )
-        samples[s.sample_id] = s
+        split = str(obj.get("split") or "test")
+        admit(found, query, faults, mask, obj, split, sid, p.name, p, "")
     used = {s.graph_id for s in samples.values()}
-    graphs = {gid: g for gid, (g, _) in graph_objs.items()}
-    graphs.update(extra_graphs)
+    for rg in rgs.values():
+        if cands is not None and rg.graph.benchmark in cands:
+            place(rg)
     kept_graphs = sorted(
-        (g for gid, g in graphs.items() if worlds is None or g.benchmark in worlds or gid in used),
+        (
+            hit[0].graph
+            for gid, hit in placed.items()
+            if hit[0] is not None
+            and (gid in used or rgs[gid].graph.config.get("root_only") is not True)
+        ),
         key=lambda g: g.graph_id,
     )
-    checked = matched = 0
-    mismatched: list[str] = []
-    if worlds:
-        for g in kept_graphs:
-            w = worlds.get(g.benchmark)
-            if w is None or not g.benchmark.startswith("tau2_") or g.root.ground_truth is None:
-                continue
-            if g.graph_id not in used:
-                continue
-            checked += 1
-            if _reexecute_matches(w, g, recipes.get(g.graph_id)):
-                matched += 1
-            else:
-                mismatched.append(g.graph_id)
+    if cands is None:
+        kept_graphs = sorted(
+            (
+                rg.graph
+                for gid, rg in rgs.items()
+                if gid in used or not rg.graph.config.get("root_only")
+            ),
+            key=lambda g: g.graph_id,
+        )
+    checked = sorted(gid for gid in wanted if gid in tried)
+    mism = [gid for gid in checked if not tried[gid]]
     out = sorted(samples.values(), key=lambda s: s.sample_id)
     report = {
         "imported": len(out),
@@ -511,14 +746,52 @@ def read_release(src: Path, worlds: dict[str, HostWorld] | None = None) -> Relea
             sorted(Counter("+".join(f.value for f in s.faults) for s in out).items())
         ),
         "skipped": skipped,
-        "ground_truth_matches": {"checked": checked, "matched": matched, "mismatched": mismatched},
+        "ground_truth_matches": {
+            "checked": len(checked),
+            "matched": len(checked) - len(mism),
+            "mismatched": mism,
+        },
+        "nodes": {
+            **placement.as_dict(),
+            "identical_after_conversion": sum(rg.duplicates for rg in rgs.values()),
+            "unmapped_root_conditions": sum(
+                len(rg.root_map.unmapped) for rg in rgs.values() if rg.root_map is not None
+            ),
+        },
+        "gate": placement.gate.as_dict(),
+        "oracle": oracle,
+        "worlds": dict(sorted(placement.worlds.items())),
     }
     return ReleaseImport(graphs=kept_graphs, samples=out, report=report)
 
 
-def release_state_hash(gt: GroundTruth) -> str:
-    """The τ² database hash inside a release ground truth (``{"db": h, "errors": []}``)."""
-    raw = gt.value[0] if gt.value else ""
+def _root_only_graph(obj: dict[str, Any], tree: str, p: Path) -> ReleaseGraph:
+    """A one-node graph from a sample's ``hidden_intent`` when its graph file is absent."""
+    bench = str(obj.get("adapter") or "webshop")
+    hidden = _need(obj, "hidden_intent", dict, p, "")
+    conds = _conditions(
+        _need(hidden, "conditions", list, p, "hidden_intent"), p, "hidden_intent.conditions"
+    )
+    root = Intent.build(
+        benchmark=bench,
+        env_id=str(obj.get("cluster") or bench),
+        base=str(obj.get("goal_idx", tree)),
+        conditions=conds,
+        ground_truth=_gt(obj.get("ground_truth"), p, "ground_truth"),
+        is_seed=True,
+    )
+    graph = IntentGraph(
+        graph_id=tree,
+        benchmark=bench,
+        env_id=root.env_id,
+        root=root,
+        config={"source": "release", "root_only": True},
+    )
+    return ReleaseGraph(graph, p)
+
+
+def _state_hash_text(raw: str) -> str:
+    """The τ² database hash inside a release value (``{"db": h, "errors": []}``)."""
     try:
         obj = json.loads(raw)
     except ValueError:
@@ -526,29 +799,6 @@ def release_state_hash(gt: GroundTruth) -> str:
     return str(obj.get("db", raw)) if isinstance(obj, dict) else raw
 
 
-def _reexecute_matches(world: HostWorld, graph: IntentGraph, actions: list[Any] | None) -> bool:
-    """Execute a τ² release root on ``world`` and compare database hashes.
-
-    The release's recipe (its exact tool calls, including derived arguments such as
-    ``nonfree_baggages``) is replayed when present; otherwise the root conditions are.
-    """
-    root = graph.root
-    assert root.ground_truth is not None
-    conds: list[Condition] = list(root.conditions)
-    if actions:
-        conds = []
-        for i, a in enumerate(actions):
-            if not isinstance(a, dict) or not isinstance(a.get("arguments"), dict):
-                return False
-            for k, v in a["arguments"].items():
-                value = json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-                conds.append(Condition(slot=f"arg:{i}:{a.get('name')}:{k}", value=value))
-    base = root.source_record or root.base
-    intent = Intent.build(
-        benchmark=world.benchmark, env_id=root.env_id, base=str(base), conditions=conds
-    )
-    try:
-        gt = world.execute(intent)
-    except Exception:  # noqa: BLE001 - an unexecutable root is a mismatch
-        return False
-    return release_state_hash(gt) == release_state_hash(root.ground_truth)
+def release_state_hash(gt: GroundTruth) -> str:
+    """The τ² database hash of a (converted or raw release) state-hash ground truth."""
+    return _state_hash_text(gt.value[0]) if gt.value else ""

@@ -6,8 +6,10 @@
 3. **Enumeration**: relaxations drop one condition; refinements add a *witness* condition
    (held by some but not all current answers, so the answer shrinks but stays non-empty);
    substitutions swap a value for another from the slot's domain.
-4. Every candidate is executed; admission = executes and non-empty; ``gt_moved`` is labelled.
-5. Balanced ranking: ``branching / 4`` per operator, REAL first, moved first, larger movement
+4. The policy gate (:mod:`core.graph.gate`) removes candidates that reference another
+   customer or change the persona's facts; the removals are counted per operator.
+5. Every candidate is executed; admission = executes and non-empty; ``gt_moved`` is labelled.
+6. Balanced ranking: ``branching / 4`` per operator, REAL first, moved first, larger movement
    first, then a seeded hash tie-break. A graph needs at least one moved edge.
 """
 
@@ -17,11 +19,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from core.graph.classify import OPERATOR_ORDER, classify
+from core.graph.gate import PolicyGate
 from core.graph.hosts.base import HostAdapter
 from core.model.base import canonical_json, content_hash
 from core.model.intent import Edge, GroundTruth, Intent, IntentGraph, Provenance, ShiftOperator
 
-GRAPH_BUILDER_VERSION = "graph-1"
+GRAPH_BUILDER_VERSION = "graph-2"
 """Bumped whenever construction changes what a graph contains."""
 
 CAP_RELAX = 12
@@ -56,6 +59,8 @@ class GraphStats:
     rejected_unexecutable: int = 0
     rejected_empty: int = 0
     no_moved_edge: int = 0
+    gate_removed: Counter[str] = field(default_factory=Counter)
+    gate_reasons: Counter[str] = field(default_factory=Counter)
     by_operator: Counter[str] = field(default_factory=Counter)
     by_provenance: Counter[str] = field(default_factory=Counter)
 
@@ -63,6 +68,7 @@ class GraphStats:
         """JSON-ready view (operators in canonical order)."""
         return {
             "tasks": self.tasks,
+            "executable_seeds": self.tasks - self.roots_rejected,
             "graphs": self.graphs,
             "roots_rejected": self.roots_rejected,
             "candidates": self.candidates,
@@ -70,6 +76,11 @@ class GraphStats:
             "rejected_unexecutable": self.rejected_unexecutable,
             "rejected_empty": self.rejected_empty,
             "no_moved_edge": self.no_moved_edge,
+            "gate_removed": sum(self.gate_removed.values()),
+            "gate_removed_by_operator": {
+                op.value: self.gate_removed.get(op.value, 0) for op in OPERATOR_ORDER
+            },
+            "gate_reasons": dict(sorted(self.gate_reasons.items())),
             "by_operator": {op.value: self.by_operator.get(op.value, 0) for op in OPERATOR_ORDER},
             "by_provenance": dict(sorted(self.by_provenance.items())),
         }
@@ -133,6 +144,7 @@ def build_graph(
     seed: int = 42,
     branching: int = 8,
     stats: GraphStats | None = None,
+    gate: PolicyGate | None = None,
 ) -> IntentGraph | None:
     """Build the intent graph rooted at ``root`` (None when the root is not admissible).
 
@@ -142,11 +154,13 @@ def build_graph(
         seed: Seed of the ranking tie-break and enumeration order.
         branching: Children kept (balanced ``branching // 4`` per operator).
         stats: Counters to update.
+        gate: The policy gate (one per adapter; built when None).
 
     Returns:
         The graph, or None (root unexecutable/empty/invalid, or no moved edge).
     """
     st = stats if stats is not None else GraphStats()
+    gate = gate if gate is not None else PolicyGate(adapter)
     root_gt = adapter.execute(root)
     if root_gt is None or adapter.is_empty(root_gt) or not adapter.is_valid(root):
         st.roots_rejected += 1
@@ -167,6 +181,11 @@ def build_graph(
             continue
         seen.add(c.intent.intent_id)
         st.candidates += 1
+        why = gate.reason(root, c.intent)
+        if why is not None:
+            st.gate_removed[c.operator.value] += 1
+            st.gate_reasons[why] += 1
+            continue
         gt = adapter.execute(c.intent)
         if gt is None:
             st.rejected_unexecutable += 1
@@ -225,6 +244,8 @@ def build_graph(
             "root": root.intent_id,
             "children": sorted(n.intent_id for n in children),
             "config": config,
+            # the same tasks on different data are different graphs (and samples)
+            "world": str(getattr(adapter.world, "world_id", "")),
         }
     )
     st.graphs += 1
@@ -248,9 +269,10 @@ def build_all(
     seeds = adapter.seeds()
     if limit is not None:
         seeds = seeds[:limit]
+    gate = PolicyGate(adapter)
     for s in seeds:
         st.tasks += 1
-        g = build_graph(adapter, s, seed=seed, branching=branching, stats=st)
+        g = build_graph(adapter, s, seed=seed, branching=branching, stats=st, gate=gate)
         if g is not None:
             graphs.append(g)
     graphs.sort(key=lambda g: g.graph_id)

@@ -10,13 +10,20 @@ labelled with one of four shift operators.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from core.model.base import SCHEMA_VERSION, Strict, content_hash
 
 ConditionOp = Literal["=", "<=", ">=", "!=", "contains"]
+
+GRAPH_SCHEMA_VERSION = 2
+"""Schema version of intent graphs: v2 added :attr:`IntentGraph.world` (v1 graphs stay readable:
+a graph without a world is resolved as documented in :mod:`core.construction.worlds`)."""
+
+BUNDLED_WORLD_PREFIX = "bundled:"
+"""World ids of the project's bundled worlds are ``bundled:<benchmark>``."""
 ConditionValue = str | int | float | bool
 
 
@@ -122,6 +129,44 @@ class Intent(Strict):
         return {c.slot: c for c in self.conditions}
 
 
+class WorldRef(Strict):
+    """The host world a graph or sample was built on: which one, and exactly what it held.
+
+    ``world_id`` names the world (``bundled:<benchmark>`` for the project's bundled worlds, the
+    store's world id for imported ones); ``fingerprint`` is the content hash of the world's
+    data at build time (:attr:`core.envs.base.HostWorld.world_id`). A world that is missing, or
+    whose data now hashes differently, is refused before anything runs.
+    """
+
+    benchmark: str = Field(description="Benchmark id of the world.")
+    world_id: str = Field(description="'bundled:<benchmark>' or the store's world id.")
+    fingerprint: str = Field(description="Content hash of the world's data when built.")
+    name: str = Field(default="", description="Human label (import folder, 'bundled').")
+
+    @property
+    def is_bundled(self) -> bool:
+        """Whether this is one of the project's bundled worlds."""
+        return self.world_id.startswith(BUNDLED_WORLD_PREFIX)
+
+    @classmethod
+    def bundled(cls, benchmark: str, fingerprint: str) -> WorldRef:
+        """The reference of the bundled world of ``benchmark``."""
+        return cls(
+            benchmark=benchmark,
+            world_id=BUNDLED_WORLD_PREFIX + benchmark,
+            fingerprint=fingerprint,
+            name="bundled",
+        )
+
+
+def drop_none_world(handler: SerializerFunctionWrapHandler, obj: Any) -> Any:
+    """Serialise ``obj`` and leave out a ``world`` that is None (older records stay identical)."""
+    out = handler(obj)
+    if isinstance(out, dict) and out.get("world", 0) is None:
+        out.pop("world")
+    return out
+
+
 Provenance = Literal["REAL", "SYNTHETIC"]
 
 
@@ -139,7 +184,7 @@ class Edge(Strict):
 class IntentGraph(Strict):
     """A root intent, its admitted alternative goals and the edges between them."""
 
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int = GRAPH_SCHEMA_VERSION
     graph_id: str = Field(description="Content hash of env, root, children and config.")
     benchmark: str
     env_id: str
@@ -149,6 +194,13 @@ class IntentGraph(Strict):
     config: dict[str, str | int | float | bool] = Field(
         default_factory=dict, description="Generation config (hash input)."
     )
+    world: WorldRef | None = Field(
+        default=None, description="The world it was built on (None: a v1 graph, before v2)."
+    )
+
+    @model_serializer(mode="wrap")
+    def _ser(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return drop_none_world(handler, self)
 
     def node(self, intent_id: str) -> Intent:
         """Return the node with ``intent_id`` (root or child)."""

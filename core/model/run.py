@@ -1,8 +1,9 @@
 """Sweep specifications: what a run measures, and the deterministic key of every episode.
 
 A :class:`RunSpec` is the identity of a run (benchmarks × methods × personas × seeds × agent ×
-user voice × protocol config × sample selection). It is stored in the ``runs`` table; running
-the same spec again resumes it. How a run executes (backend, workers, cost guard) is a
+user voice × protocol config × sample selection) plus its name. It is stored in the ``runs``
+table; running the same spec under the same name again resumes it, and the same spec under a
+new name is a new run. How a run executes (backend, workers, cost guard) is a
 :class:`RunOptions` and never changes which episodes a run contains.
 """
 
@@ -73,6 +74,15 @@ class RunSpec(Strict):
     a3_generation_size: int = Field(
         default=25, ge=1, description="A3: episodes per lesson-book generation."
     )
+    source: str | None = Field(
+        default=None,
+        description="Only samples of this provenance: bundled, built, release or an import name.",
+    )
+    split: str | None = Field(default=None, description="Only samples of this split.")
+    pinned_run_id: str | None = Field(
+        default=None,
+        description="The stored id of a run created before names were part of run ids.",
+    )
 
     @field_validator("methods")
     @classmethod
@@ -110,11 +120,25 @@ class RunSpec(Strict):
         return is_symbolic_agent(self.agent)
 
     def identity(self) -> dict[str, object]:
-        """The fields that decide the run id (all but the name; the interpreter is in config)."""
-        return self.model_dump(mode="json", exclude={"name", "interpreter"})
+        """The fields that decide which episodes the run contains (everything but the name).
+
+        Selection fields that are not set are left out, so specs written before they existed
+        keep their identity; the interpreter is part of the config and so not repeated here.
+        """
+        exclude = {"name", "pinned_run_id", "interpreter"}
+        exclude |= {f for f in ("source", "split") if getattr(self, f) is None}
+        return self.model_dump(mode="json", exclude=exclude)
 
     def run_id(self) -> str:
-        """Deterministic run id (``run-`` + content hash of :meth:`identity`)."""
+        """Deterministic run id: ``run-`` + content hash of :meth:`identity` and the name.
+
+        The same spec under a new name is a new run; an unnamed spec's id is its identity's.
+        A run stored before names were hashed keeps its id (``pinned_run_id``).
+        """
+        if self.pinned_run_id:
+            return self.pinned_run_id
+        if self.name:
+            return "run-" + content_hash({"spec": self.identity(), "name": self.name}, 12)
         return "run-" + content_hash(self.identity(), 12)
 
     def display_name(self) -> str:

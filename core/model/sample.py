@@ -9,12 +9,20 @@ truthfully, including false-presupposition slots.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
-from core.model.base import SCHEMA_VERSION, Strict, content_hash
-from core.model.intent import Condition, GroundTruth
+from core.model.base import Strict, content_hash
+from core.model.intent import Condition, GroundTruth, WorldRef, drop_none_world
+
+SAMPLE_SCHEMA_VERSION = 2
+"""Schema version of samples: v2 added :attr:`Sample.world` (the world it was built on). v1
+samples stay readable; how a sample without a world is resolved is documented in
+:mod:`core.construction.worlds`."""
+
+SampleSourceKind = Literal["bundled", "built", "release"]
+"""Provenance of a sample: bundled with the project, built in a store, imported from a release."""
 
 
 class FaultFamily(StrEnum):
@@ -112,7 +120,7 @@ class VerifierRecord(Strict):
 class Sample(Strict):
     """A verified benchmark instance: a faulty opening request over an intent graph."""
 
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int = SAMPLE_SCHEMA_VERSION
     sample_id: str = Field(description="Content hash; never reveals the fault type.")
     benchmark: str = Field(description="Benchmark id.")
     graph_id: str = Field(description="Intent graph this sample is built on.")
@@ -127,11 +135,16 @@ class Sample(Strict):
     )
     root_ground_truth: GroundTruth | None = Field(default=None, description="Root GT.")
     verifier: VerifierRecord = Field(default_factory=lambda: VerifierRecord(passed=True))
-    split: str = Field(default="test", description="Dataset split (e.g. learn / test).")
-    source: Literal["bundled", "built", "release"] = Field(
-        default="built", description="Where the sample came from."
-    )
+    split: str = Field(default="test", description="Dataset split (learn / eval / test).")
+    source: SampleSourceKind = Field(default="built", description="Where the sample came from.")
     source_id: str | None = Field(default=None, description="Original id (release imports).")
+    world: WorldRef | None = Field(
+        default=None, description="The world it was built on (None: a v1 sample)."
+    )
+
+    @model_serializer(mode="wrap")
+    def _ser(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return drop_none_world(handler, self)
 
     @property
     def families(self) -> tuple[FaultFamily, ...]:

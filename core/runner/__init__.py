@@ -74,9 +74,9 @@ def run_demo(store: Store) -> str:
 
 def resume(store: Store, run: str, options: RunOptions | None = None) -> RunResult:
     """Run a stored run's spec again; finished episodes are skipped, errors retried."""
-    row = store.get_run(run)
-    spec = RunSpec.model_validate_json(row["spec"])
-    return run_sweep(store, spec, options)
+    from core.runner.plan import stored_spec
+
+    return run_sweep(store, stored_spec(store, run), options)
 
 
 def launch(
@@ -100,10 +100,11 @@ def launch(
     Raises:
         ConfigError: Invalid spec (nothing is written).
     """
-    from core.runner.plan import SampleSource, plan_keys
+    from core.runner.plan import SampleSource, named_spec, plan_keys
 
     store = Store.open(store_path)
     try:
+        spec = named_spec(store, spec)  # a taken name is refused; the same name resumes
         validate_spec(store, spec)
         keys = plan_keys(SampleSource(store), spec)
         store.put_run(spec.run_id(), spec.display_name(), spec.model_dump_json(), len(keys))

@@ -26,6 +26,7 @@ from core.agents.base import Agent
 from core.agents.factory import build_agent
 from core.agents.lessons import LessonBook, digest
 from core.agents.methods import method_spec, user_voice_for
+from core.construction.worlds import WorldLoader
 from core.engine import episode
 from core.engine.eventlog import InMemoryEventLog
 from core.errors import LLMError
@@ -35,7 +36,7 @@ from core.model.intent import IntentGraph
 from core.model.persona import Persona
 from core.model.run import EpisodeKey, RunSpec
 from core.model.sample import Sample
-from core.runner.plan import SampleSource, entity_words, literal_intent, load_world
+from core.runner.plan import SampleSource, entity_words, literal_intent
 
 EventRow = tuple[int, str, int, str]
 """One stored event: (seq, kind, turn, JSON body)."""
@@ -186,10 +187,15 @@ def _open(
     source: SampleSource,
     attempt: int,
     **agent_kw: Any,
-) -> tuple[str, Sample, IntentGraph, Agent]:
-    """Start the episode of ``key`` and build its agent (``agent_kw``: books, client, costs)."""
+) -> tuple[str, Sample, IntentGraph, Agent, WorldLoader]:
+    """Start the episode of ``key`` on its sample's own world and build its agent.
+
+    ``agent_kw`` are the agent's books, client and costs. Returns the episode id, the sample,
+    its graph, the agent and the loader of the sample's world (for every later call).
+    """
     sample = source.sample(key.benchmark, key.sample_id)
     graph = source.graph(key.benchmark, sample.graph_id)
+    loader = source.world_loader(sample)
     eid = episode.start(
         log,
         sample,
@@ -202,11 +208,11 @@ def _open(
         user_voice=user_voice_for(key.method, spec.user_voice),
         run_id=key.run_id,
         episode_id=episode_id_of(kid, attempt),
-        world_loader=load_world,
+        world_loader=loader,
     )
-    world = load_world(key.benchmark)
+    world = loader(key.benchmark)
     agent = build_agent(key.method, world=world, literal=literal_intent(sample, graph), **agent_kw)
-    return eid, sample, graph, agent
+    return eid, sample, graph, agent, loader
 
 
 def play_symbolic_unit(
@@ -238,8 +244,10 @@ def play_symbolic_unit(
     for key, kid in zip(keys, kids, strict=True):
         log = InMemoryEventLog()
         attempt = attempts.get(kid, 0)
-        eid, _, _, agent = _open(log, key, kid, spec, source, attempt, askbook=book, costs=costs)
-        episode.run(log, eid, agent, world_loader=load_world)
+        eid, _, _, agent, loader = _open(
+            log, key, kid, spec, source, attempt, askbook=book, costs=costs
+        )
+        episode.run(log, eid, agent, world_loader=loader)
         res.records.append(_record(log, key, kid, eid, 0.0, kid not in skip))
     res.seconds = time.perf_counter() - t0
     return res
@@ -274,25 +282,23 @@ async def play_llm_unit(
     gen_digests: list[dict[str, Any]] = []
     voice_is_llm = spec.user_voice not in ("template", "mute", "human")
     for i, (key, kid) in enumerate(zip(keys, kids, strict=True)):
-        world = load_world(key.benchmark)
+        sample0 = source.sample(key.benchmark, key.sample_id)
+        world = source.world(sample0)
         m = method_spec(key.method)
         if m.self_evolving and book is None:
-            sample0 = source.sample(key.benchmark, key.sample_id)
             graph0 = source.graph(key.benchmark, sample0.graph_id)
             banned = entity_words(graph0, sample0) | {t.name for t in world.tools()}
             book = LessonBook(banned_words=banned)
         rec: EpisodeRecord | None = None
         for attempt in range(max_attempts):
             log = InMemoryEventLog()
-            eid, sample, graph, agent = _open(
+            eid, sample, graph, agent, loader = _open(
                 log, key, kid, spec, source, attempts.get(kid, 0), client=client, lessons=book
             )
             if book is not None:
                 book.banned |= entity_words(graph, sample)
                 book.add_seen([sample.query])
-            drive = episode.Drive(
-                log, eid, agent, world_loader=load_world, offload_steps=voice_is_llm
-            )
+            drive = episode.Drive(log, eid, agent, world_loader=loader, offload_steps=voice_is_llm)
             await drive.arun()
             exc = drive.failure
             if isinstance(exc, LLMError) and exc.retryable and attempt + 1 < max_attempts:
@@ -300,7 +306,7 @@ async def play_llm_unit(
                 continue
             rec = _record(log, key, kid, eid, agent.cost_usd, kid not in skip)
             if book is not None:
-                view = episode.agent_view(log, eid, world_loader=load_world)
+                view = episode.agent_view(log, eid, world_loader=loader)
                 gen_digests.append(digest(view, book.banned))
             break
         assert rec is not None

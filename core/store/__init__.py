@@ -6,7 +6,8 @@ DELETE on ``events``. The file opens unchanged in Datasette or ``sqlite-utils``.
 
 Tables: ``meta``, ``worlds``, ``graphs``, ``samples``, ``runs``, ``episodes``, ``events``,
 ``llm_cache``, ``annotations``, ``judgments`` (v1); ``studies``, ``annotators``,
-``study_annotators``, ``assignments``, ``study_plays``, ``sessions``, ``session_judgments`` (v2).
+``study_annotators``, ``assignments``, ``study_plays``, ``sessions``, ``session_judgments`` (v2);
+``construction_builds`` (v3: what each build or import recorded, for ``driftbench build report``).
 GRIP keeps derived caches (``grip_cache``, ``grip_report_cache``) that it may drop and rebuild.
 
 One module per concept:
@@ -14,7 +15,8 @@ One module per concept:
 * :mod:`core.store.schema` — every table's DDL, the version and the migrations;
 * :mod:`core.store.connection` — per-thread connections, transactions, opening and migrating;
 * :mod:`core.store.worlds`, :mod:`core.store.catalog`, :mod:`core.store.runs`,
-  :mod:`core.store.episodes`, :mod:`core.store.annotations` — one repository per table group;
+  :mod:`core.store.episodes`, :mod:`core.store.annotations`, :mod:`core.store.builds` — one
+  repository per table group;
 
 :class:`Store` combines them; ``from core.store import Store`` is all a caller needs.
 """
@@ -22,6 +24,7 @@ One module per concept:
 from __future__ import annotations
 
 from core.store.annotations import AnnotationsRepo, insert_annotation
+from core.store.builds import BuildsRepo
 from core.store.catalog import CatalogRepo
 from core.store.connection import StoreBase, StoreError, utcnow
 from core.store.episodes import EpisodesRepo
@@ -37,7 +40,7 @@ from core.store.schema import (
 from core.store.worlds import WorldRecord, WorldsRepo
 
 
-class Store(WorldsRepo, CatalogRepo, RunsRepo, EpisodesRepo, AnnotationsRepo):
+class Store(WorldsRepo, CatalogRepo, RunsRepo, EpisodesRepo, AnnotationsRepo, BuildsRepo):
     """Repository over one SQLite file: every table group of :mod:`core.store` in one object.
 
     See :class:`~core.store.connection.StoreBase` for connections, threads and transactions.

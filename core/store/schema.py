@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-STORE_SCHEMA_VERSION = 2
+STORE_SCHEMA_VERSION = 3
 """Current store schema version. Bump it and add a migration to ``_MIGRATIONS``."""
 
 LLM_CACHE_DDL = """CREATE TABLE IF NOT EXISTS llm_cache (
@@ -207,7 +207,32 @@ def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _migrate_1_to_2}
+CONSTRUCTION_DDL: tuple[str, ...] = (
+    """CREATE TABLE IF NOT EXISTS construction_builds (
+        build_id TEXT PRIMARY KEY,
+        benchmark TEXT NOT NULL,
+        source TEXT NOT NULL,
+        world_id TEXT,
+        kind TEXT NOT NULL,
+        params TEXT NOT NULL,
+        stats TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS construction_builds_bench ON construction_builds(benchmark, "
+    "source)",
+)
+"""Schema v3: one row per build or import (graph and verifier statistics as recorded)."""
+
+
+def _migrate_2_to_3(conn: sqlite3.Connection) -> None:
+    for statement in CONSTRUCTION_DDL:
+        conn.execute(statement)
+
+
+_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    1: _migrate_1_to_2,
+    2: _migrate_2_to_3,
+}
 """Migrations from version ``v`` to ``v + 1``, keyed by ``v``."""
 
 

@@ -256,6 +256,12 @@ def launch_job(
         ConfigError: Invalid spec, a name taken by a different spec, or the run is already
             being worked on by a live worker.
     """
+    from core.runner.plan import named_spec
+
+    try:  # the same name and spec resumes that run (under its stored id)
+        spec = named_spec(store, spec)
+    except ConfigError as exc:
+        raise ConfigError(exc.detail, file="run form", field="name") from None
     run_id = spec.run_id()
     name = spec.display_name()
     row = store.conn.execute("SELECT run_id FROM runs WHERE name=?", (name,)).fetchone()

@@ -32,6 +32,7 @@ from pydantic import Field
 from core.agents.base import Agent, EpisodeBinding
 from core.agents.factory import build_agent
 from core.agents.methods import method_spec
+from core.construction.worlds import WorldLoader, episode_world_loader
 from core.engine import episode
 from core.engine.eventlog import EventLog
 from core.envs.base import HostWorld
@@ -54,7 +55,7 @@ from core.model.sampling import draw_sample
 from core.model.world import ToolSpec
 from core.protocol.state import EpisodeState, evolve
 from core.protocol.views import agent_view as build_agent_view
-from core.runner.plan import SampleSource, literal_intent, load_world
+from core.runner.plan import SampleSource, literal_intent
 from core.store import Store
 
 PLAY_BENCHMARKS: tuple[str, ...] = ("webshop", "tau2_retail", "tau2_airline", "mock")
@@ -102,14 +103,37 @@ def choose_sample(store: Any, benchmark: str, sample_id: str | None, seed: int) 
     return sample_id
 
 
-def _sample_and_graph(store: Any, benchmark: str, sample_id: str) -> tuple[Any, Any]:
-    source = SampleSource(store)
+def _sample_and_graph(store: Any, benchmark: str, sample_id: str) -> tuple[Any, Any, WorldLoader]:
+    """A sample, its graph and a loader of the world it was built on (refused when missing)."""
+    source = SampleSource(store if isinstance(store, Store) else None)
     try:
         sample = source.sample(benchmark, sample_id)
         graph = source.graph(benchmark, sample.graph_id)
     except NotFoundError as exc:
         raise ConfigError(str(exc), field="sample_id") from exc
-    return sample, graph
+    return sample, graph, source.world_loader(sample)
+
+
+_WORLDS: dict[str, HostWorld] = {}
+"""Episode id → its world, for views built from an agent view alone (the shop page)."""
+
+
+def _remember(episode_id: str, world: HostWorld) -> None:
+    if len(_WORLDS) > 256:
+        _WORLDS.clear()
+    _WORLDS[episode_id] = world
+
+
+def _loader(log: Any, episode_id: str) -> WorldLoader:
+    """The world loader of a stored episode: the world its sample was built on."""
+    inner = episode_world_loader(log if isinstance(log, Store) else None, log, episode_id)
+
+    def loader(benchmark: str) -> HostWorld:
+        world = inner(benchmark)
+        _remember(episode_id, world)
+        return world
+
+    return loader
 
 
 def start_agent_play(
@@ -141,7 +165,7 @@ def start_agent_play(
         The episode id.
     """
     sid = choose_sample(store, benchmark, sample_id, seed)
-    sample, graph = _sample_and_graph(store, benchmark, sid)
+    sample, graph, loader = _sample_and_graph(store, benchmark, sid)
     eid = episode.start(
         store,
         sample,
@@ -152,7 +176,9 @@ def start_agent_play(
         graph=graph,
         method=HUMAN,
         user_voice="template",
+        world_loader=loader,
     )
+    _remember(eid, loader(benchmark))
     _record(store, player, eid, sid, "play_agent")
     return eid
 
@@ -190,7 +216,7 @@ def start_user_play(
             field="method",
         )
     sid = choose_sample(store, benchmark, sample_id, seed)
-    sample, graph = _sample_and_graph(store, benchmark, sid)
+    sample, graph, loader = _sample_and_graph(store, benchmark, sid)
     eid = episode.start(
         store,
         sample,
@@ -200,7 +226,9 @@ def start_user_play(
         graph=graph,
         method=spec.id,
         user_voice=HUMAN,
+        world_loader=loader,
     )
+    _remember(eid, loader(benchmark))
     _record(store, player, eid, sid, "play_user")
     return eid
 
@@ -260,7 +288,7 @@ def rebuild_agent(log: EventLog, episode_id: str, *, client: Any = None) -> Rebu
     if not events or not isinstance(events[0], EpisodeStarted):
         raise ConfigError(f"episode {episode_id} has no start event", field="episode_id")
     start = events[0]
-    world = load_world(header.benchmark)
+    world = _loader(log, episode_id)(header.benchmark)
     agent = build_agent(
         header.method,
         world=world,
@@ -288,12 +316,12 @@ def rebuild_agent(log: EventLog, episode_id: str, *, client: Any = None) -> Rebu
 
 def agent_play_view(log: EventLog, episode_id: str) -> AgentView:
     """The allow-listed agent view of an episode a person plays as the agent."""
-    return episode.agent_view(log, episode_id)
+    return episode.agent_view(log, episode_id, world_loader=_loader(log, episode_id))
 
 
 def agent_play_step(log: EventLog, episode_id: str, action: AgentAction) -> AgentView:
     """Apply the person's action as the agent and return the new agent view."""
-    return episode.step(log, episode_id, action)
+    return episode.step(log, episode_id, action, world_loader=_loader(log, episode_id))
 
 
 def advance(log: EventLog, episode_id: str, *, client: Any = None) -> UserView:
@@ -303,7 +331,8 @@ def advance(log: EventLog, episode_id: str, *, client: Any = None) -> UserView:
     through the one episode driver, so an agent that raises — now or while being rebuilt from
     its past turns — ends the episode with its error recorded (outcome ERROR).
     """
-    view = episode.agent_view(log, episode_id)
+    loader = _loader(log, episode_id)
+    view = episode.agent_view(log, episode_id, world_loader=loader)
     if not view.ended and not view.awaiting_user:
         try:
             rebuilt = rebuild_agent(log, episode_id, client=client)
@@ -311,9 +340,9 @@ def advance(log: EventLog, episode_id: str, *, client: Any = None) -> UserView:
             raise
         except Exception as exc:  # noqa: BLE001 - a failing agent ends the episode as ERROR
             episode.abort_for(log, episode_id, exc)
-            return episode.user_view(log, episode_id)
-        episode.run(log, episode_id, rebuilt.agent)
-    return episode.user_view(log, episode_id)
+            return episode.user_view(log, episode_id, world_loader=loader)
+        episode.run(log, episode_id, rebuilt.agent, world_loader=loader)
+    return episode.user_view(log, episode_id, world_loader=loader)
 
 
 def reply(
@@ -327,7 +356,7 @@ def reply(
     """Record the human user's reply, then let the agent act until it waits again."""
     if not text.strip():
         raise ConfigError("the reply is empty", field="text")
-    episode.respond(log, episode_id, text, disclosed)
+    episode.respond(log, episode_id, text, disclosed, world_loader=_loader(log, episode_id))
     return advance(log, episode_id, client=client)
 
 
@@ -383,8 +412,9 @@ def user_play_view(log: EventLog, episode_id: str) -> UserPlayView:
     """Build the play-as-user page's view: the user view plus verdicts and shift banners."""
     header = log.header(episode_id)
     events = log.events(episode_id)
-    user = episode.user_view(log, episode_id)
-    world = load_world(header.benchmark)
+    loader = _loader(log, episode_id)
+    user = episode.user_view(log, episode_id, world_loader=loader)
+    world = loader(header.benchmark)
     nodes: dict[str, Intent] = {}
     turn, reason = 0, None
     verdicts, shifts = [], []
@@ -425,15 +455,20 @@ def user_play_view(log: EventLog, episode_id: str) -> UserPlayView:
 
 
 # ----------------------------------------------------------------------- agent page extras
-def shop_page(view: AgentView) -> Any:
+def shop_page(view: AgentView, store: Any = None) -> Any:
     """Return the WebShop page (``PageView``) the agent is on, or None for other hosts.
 
     Built only from the agent view: the agent's own tool calls are replayed on a fresh
-    session of the (public) catalogue.
+    session of the (public) catalogue of the episode's own world (the one its views were
+    built on in this process; else resolved from ``store``).
     """
     if view.benchmark != "webshop":
         return None
-    world = load_world("webshop")
+    world = _WORLDS.get(view.episode_id)
+    if world is None:
+        world = _loader(store, view.episode_id)("webshop") if store is not None else None
+    if world is None:
+        raise ConfigError(f"the world of episode {view.episode_id} is not loaded", field="episode")
     session = world.open_session()
     for e in view.transcript:
         if e.role == "agent" and isinstance(e.action, EnvOp):

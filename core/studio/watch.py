@@ -27,8 +27,8 @@ from types import FrameType
 
 from core.agents.base import Agent
 from core.agents.factory import build_agent
+from core.construction.worlds import episode_world_loader, resolve_sample_world, sample_world_loader
 from core.engine import episode
-from core.envs.registry import load_world
 from core.errors import ConfigError, ProtocolError
 from core.model.config import ProtocolConfig
 from core.model.episode import TerminationReason
@@ -60,8 +60,17 @@ def start_watched(
 ) -> str:
     """Create a symbolic-agent episode (template voice) and return its id (no action yet)."""
     sample, graph = load_sample(store, sample_id)
+    world = resolve_sample_world(store, sample, graph).world  # refused when missing or changed
     return episode.start(
-        store, sample, persona, seed, "symbolic", config, graph=graph, method=method
+        store,
+        sample,
+        persona,
+        seed,
+        "symbolic",
+        config,
+        graph=graph,
+        method=method,
+        world_loader=sample_world_loader(world),
     )
 
 
@@ -77,7 +86,8 @@ def make_episode_agent(store: Store, episode_id: str) -> Agent:
     if header.method == HUMAN:
         raise ProtocolError(f"episode {episode_id} is played by a person")
     sample, graph = load_sample(store, header.sample_id)
-    world = load_world(header.benchmark)
+    loader = episode_world_loader(store, store, episode_id)
+    world = loader(header.benchmark)
     return build_agent(
         header.method,
         world=world,
@@ -109,9 +119,12 @@ def drive(store: Store, episode_id: str, *, pace_s: float = 0.0, max_steps: int 
         raise ProtocolError(f"episode {episode_id} is played by a person")
     try:
         agent = make_episode_agent(store, episode_id)
+        loader = episode_world_loader(store, store, episode_id)
     except Exception as exc:  # noqa: BLE001 - an agent that cannot be built ends the episode
         return _outcome(episode.abort_for(store, episode_id, exc))
-    state = episode.run(store, episode_id, agent, pace_s=pace_s, max_steps=max_steps)
+    state = episode.run(
+        store, episode_id, agent, pace_s=pace_s, max_steps=max_steps, world_loader=loader
+    )
     return _outcome(state)
 
 

@@ -22,7 +22,9 @@ def test_doctor_json(store_path, capsys, monkeypatch) -> None:
     assert main(["--store", str(store_path), "doctor", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert set(report) >= {"versions", "store", "providers", "offline"}
-    assert report["store"]["schema_version"] == 2
+    from core.store import STORE_SCHEMA_VERSION
+
+    assert report["store"]["schema_version"] == STORE_SCHEMA_VERSION
     assert "openai" in report["providers"]
     assert "sk-test-secret-value" not in json.dumps(report)
     assert report["offline"]["LITELLM_OFFLINE_MODE"] is True

@@ -245,7 +245,7 @@ def test_symbolic_ladder_is_ordered_on_bundled_benchmark(tmp_path: Path) -> None
         methods=("B0", "A0", "A2"),
         personas=PERSONAS,
         seeds=(0,),
-        limit=8,
+        limit=40,  # 8 until the bundled data was rebuilt with the policy gate (issue 16)
     )
     res = run_sweep(store, spec, RunOptions(workers=2, progress=False))
     rate: dict[str, list[int]] = defaultdict(list)
@@ -381,3 +381,77 @@ def test_llm_sweep_in_two_processes_equals_one(tmp_path: Path, fake_llm_server) 
     # a re-run of the same prompts is answered by b's response cache in every worker
     rc = run_sweep(b, spec.model_copy(update={"a3_generation_size": 3}), wide)
     assert rc.completed == 12 and len(fake_llm_server.requests) == 2 * n_single
+
+
+# -- every sample runs on the world it was built on (issue 16) ---------------------------------
+def _imported_world_samples(tmp_path: Path) -> Store:
+    """A store whose tau2_retail samples were built on an imported (edited) copy of the world."""
+    from core.construction import worlds as W
+    from core.construction.pipeline import build_graphs, build_samples
+    from tests.core.construction.helpers import edited_tau2_dir
+
+    W.clear_cache()
+    store = Store.open(tmp_path / "w.db")
+    loaded = W.world_for(store, "tau2_retail", edited_tau2_dir(tmp_path))
+    graphs, _ = build_graphs(loaded.world, ref=loaded.ref)
+    samples, _ = build_samples(loaded.world, graphs, ref=loaded.ref, per_graph=3)
+    store.put_graphs_and_samples(graphs, samples, source="built")
+    return store
+
+
+def _check_own_world(store: Store, run_id: str, fingerprints: set[str]) -> int:
+    from core.model.events import EpisodeStarted, ObservationRecorded
+
+    rows = store.episode_rows(run_id=run_id)
+    assert rows and {r["outcome"] for r in rows} == {"SUCCESS"}
+    calls = 0
+    for r in rows:
+        events = store.events(r["episode_id"])
+        start = events[0]
+        assert isinstance(start, EpisodeStarted) and start.sample.world is not None
+        assert start.sample.world.fingerprint in fingerprints
+        for ev in events:
+            if isinstance(ev, ObservationRecorded):
+                calls += 1
+                assert ev.ok, ev.text  # no "order not found" on another world's data
+    return calls
+
+
+def test_sweeps_run_every_sample_on_its_own_world(tmp_path: Path) -> None:
+    """A pool sweep (forked workers) over bundled and imported-world samples."""
+    workers = 2
+    from core.construction.worlds import bundled
+    from core.studio.bootstrap import load_bundled_samples
+
+    store = _imported_world_samples(tmp_path)
+    load_bundled_samples(store)
+    imported = {
+        s["world_fingerprint"] for s in store.sample_index("tau2_retail") if s["source"] == "built"
+    }
+    assert len(imported) == 1 and imported != {bundled("tau2_retail").ref.fingerprint}
+    spec = RunSpec(
+        benchmarks=("tau2_retail",),
+        methods=("ORACLE",),
+        personas=("rational", "dependent"),
+        seeds=(0,),
+        limit=40,
+    )
+    res = run_sweep(store, spec, RunOptions(workers=workers, progress=False))
+    assert res.completed == res.episodes == 80
+    both = imported | {bundled("tau2_retail").ref.fingerprint}
+    assert _check_own_world(store, res.run_id, both) > 0
+    built = spec.model_copy(update={"source": "built", "limit": None})
+    res = run_sweep(store, built, RunOptions(workers=workers, progress=False))
+    assert _check_own_world(store, res.run_id, imported) > 0
+
+
+def test_ray_workers_load_exactly_the_stored_world(tmp_path: Path) -> None:
+    pytest.importorskip("ray", reason="ray not installed (optional extra 'ray')")
+    store = _imported_world_samples(tmp_path)
+    fp = {s["world_fingerprint"] for s in store.sample_index("tau2_retail")}
+    spec = RunSpec(
+        benchmarks=("tau2_retail",), methods=("ORACLE",), personas=("rational",), seeds=(0,)
+    )
+    res = run_sweep(store, spec, RunOptions(backend="ray", workers=2, progress=False))
+    assert res.completed == res.episodes > 0
+    assert _check_own_world(store, res.run_id, fp) > 0

@@ -58,7 +58,12 @@ def write_key(tool: str, args: dict[str, Any]) -> str:
     return canon({"tool": tool, "args": norm})
 
 
-def _context(world: Tau2World, task: Task, writes: list[EnvAction]) -> dict[str, str]:
+def context_of(world: Tau2World, intent: Intent) -> dict[str, str]:
+    """The customer facts of an intent's writes (what :func:`seeds` puts in ``context``)."""
+    return _context(world, None, compile_intent(intent))
+
+
+def _context(world: Tau2World, task: Task | None, writes: list[EnvAction]) -> dict[str, str]:
     """Facts a customer may state freely: their user id, e-mail, name and zip code."""
     db = world.base.records
     user_id: str | None = None

@@ -271,6 +271,12 @@ class Tau2World(WorldBase):
             out += [s for s in p.slots if s not in out]
         return out
 
+    def context_of(self, intent: Intent) -> dict[str, str]:
+        """The facts of the customer an intent's writes belong to (user id, e-mail, name …)."""
+        from core.envs.tau2 import adapter
+
+        return adapter.context_of(self, intent)
+
     def phrase(self, condition: Condition) -> str:
         """Phrase one condition in a customer's voice."""
         from core.envs.tau2 import adapter

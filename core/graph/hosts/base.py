@@ -273,6 +273,10 @@ class HostAdapter:
         """Identifier of the request a slot belongs to (τ² writes); None when single-request."""
         return None
 
+    def customer_index(self) -> dict[str, str]:
+        """Entity id → customer id for the policy gate (generic: no customers)."""
+        return {}
+
     def phrase(self, cond: Condition) -> str:
         """Customer wording of one condition (the world's own phrasing)."""
         return self.world.phrase(cond)

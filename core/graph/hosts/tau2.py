@@ -70,6 +70,85 @@ class Tau2Adapter(HostAdapter):
                 return intent.context[key]
         return None
 
+    def customer_index(self) -> dict[str, str]:
+        """Entity id → customer: users, their payment methods, orders and reservations.
+
+        Read from the world's database (``world.base.records``); an id that two customers
+        share is left out (it identifies nobody).
+        """
+        cached: dict[str, str] | None = getattr(self, "_customer_index", None)
+        if cached is not None:
+            return cached
+        base = getattr(self.world, "base", None)
+        records = getattr(base, "records", None)
+        if not isinstance(records, dict):
+            self._customer_index: dict[str, str] = {}
+            return self._customer_index
+        owners: dict[str, set[str]] = {}
+
+        def own(entity: object, user: str) -> None:
+            if isinstance(entity, str) and entity:
+                owners.setdefault(entity, set()).add(user)
+
+        for uid, user in (records.get("users") or {}).items():
+            own(uid, uid)
+            for pm in (user.get("payment_methods") or {}) if isinstance(user, dict) else {}:
+                own(pm, uid)
+            for coll in ("orders", "reservations"):
+                for rid in (user.get(coll) or []) if isinstance(user, dict) else []:
+                    own(rid, uid)
+        for coll in ("orders", "reservations"):
+            for rid, rec in (records.get(coll) or {}).items():
+                if isinstance(rec, dict) and isinstance(rec.get("user_id"), str):
+                    own(rid, rec["user_id"])
+        self._customer_index = {e: next(iter(us)) for e, us in owners.items() if len(us) == 1}
+        return self._customer_index
+
+    def own_entities(self, customer: str) -> dict[str, list[str]]:
+        """A customer's own orders, reservations and payment methods (substitution values)."""
+        base = getattr(self.world, "base", None)
+        records = getattr(base, "records", None)
+        user = records.get("users", {}).get(customer) if isinstance(records, dict) else None
+        if not isinstance(user, dict):
+            return {}
+        out: dict[str, list[str]] = {}
+        pms = user.get("payment_methods") or {}
+        if pms:
+            out["payment"] = sorted(pms)
+        for coll in ("orders", "reservations"):
+            if user.get(coll):
+                out[coll] = sorted(user[coll])
+        return out
+
+    def domain(self, intent: Intent, slot: str) -> list[ConditionValue]:
+        """Sibling values, plus the customer's own other orders/reservations/payment methods.
+
+        Values that belong to another customer are offered too (the policy gate removes the
+        candidates they make); the customer's own entities keep substitutions available.
+        """
+        values = super().domain(intent, slot)
+        who = self.customer(intent)
+        cur = intent.slot_map().get(slot)
+        if who is None or cur is None:
+            return values
+        current = self.decoded(cur.value)
+        if not isinstance(current, str):
+            return values
+        index = self.customer_index()
+        if index.get(current) != who:
+            return values
+        mine = self.own_entities(who)
+        kind = next((k for k, ids in mine.items() if current in ids), None)
+        if kind is None:
+            return values
+        have = {v for v in values if isinstance(v, str)}
+        for other in mine[kind]:
+            text = canonical_json(other)  # τ² values are canonical JSON text
+            if other != current and text not in have:
+                values.append(text)
+                have.add(text)
+        return values
+
     def witnesses(self, intent: Intent, gt: GroundTruth) -> list[tuple[Condition, ...]]:
         """Whole extra requests the same customer makes in other tasks ("also" requests).
 

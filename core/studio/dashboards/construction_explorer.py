@@ -1,8 +1,9 @@
 """Construction explorer read models: build statistics, intent graphs and samples.
 
 Researcher-only: these views show masks, hidden slots and ground truth. Everything is read
-from the store (``graphs`` / ``samples`` tables) and the bundled build statistics
-(``data/benchmark/<benchmark>/stats.json``); nothing here writes.
+from the store (``graphs`` / ``samples`` tables and the statistics every build and import
+recorded, :func:`core.construction.report.store_report`) and, for the bundled benchmark, its
+committed build statistics (``data/benchmark/<benchmark>/stats.json``); nothing here writes.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from core.construction.pipeline import BUNDLED_DIR, bundled_stats, construction_report
+from core.construction.pipeline import BUNDLED_DIR, bundled_stats
+from core.construction.report import store_report
 from core.model.intent import Condition, IntentGraph, ShiftOperator
 from core.model.sample import Sample
 from core.store import Store
@@ -32,49 +34,68 @@ STEP_NAMES: dict[str, str] = {
 
 
 # ---------------------------------------------------------------------------------- stats
-def overview(store: Store, stats_dir: Path = BUNDLED_DIR) -> pd.DataFrame:
-    """One row per benchmark: build statistics (Table-4 shape) beside what the store holds.
+OVERVIEW_COLUMNS: list[str] = [
+    "benchmark",
+    "source",
+    "world",
+    "host tasks",
+    "tasks",
+    "graphs",
+    "candidates",
+    "rejected step 1",
+    "rejected step 2",
+    "rejected step 3",
+    "rejection rate",
+    "samples",
+    "gate removed",
+    "graphs in store",
+    "samples in store",
+]
+"""Columns of :func:`overview` (Table 4 plus what the store holds)."""
 
-    Columns: ``benchmark, tasks, graphs, candidates, rejected (step 1/2/3), rejection rate,
-    samples, graphs in store, samples in store``; missing statistics are None (shown "—").
+
+def overview(store: Store, stats_dir: Path = BUNDLED_DIR) -> pd.DataFrame:
+    """One row per benchmark × source × world: Table-4 statistics of what is in the store.
+
+    Built and imported rows come from what each build or import recorded in the store;
+    bundled rows from the committed ``stats.json``. ``samples`` is what the build admitted
+    (the store count when no build was recorded); the last two columns count what the store
+    holds. Missing statistics are None (shown "—").
     """
-    report = construction_report(bundled_stats(stats_dir))["benchmarks"]
-    stored = _store_counts(store)
-    rows: dict[str, dict[str, Any]] = {}
+    report = store_report(store, stats_dir=stats_dir)["benchmarks"]
+    rows = []
     for r in report:
-        rej = r["rejected_by_step"]
-        rows[r["benchmark"]] = {
-            "benchmark": r["benchmark"],
-            "tasks": r["tasks"],
-            "graphs": r["graphs"],
-            "candidates": r["candidates"],
-            "rejected step 1": rej.get("1", 0),
-            "rejected step 2": rej.get("2", 0),
-            "rejected step 3": rej.get("3", 0),
-            "rejection rate": r["rejection_rate"],
-            "samples": r["samples"],
-        }
-    for b, (g, s) in stored.items():
-        row = rows.setdefault(b, {"benchmark": b})
-        row["graphs in store"] = g
-        row["samples in store"] = s
-    cols = [
-        "benchmark",
-        "tasks",
-        "graphs",
-        "candidates",
-        "rejected step 1",
-        "rejected step 2",
-        "rejected step 3",
-        "rejection rate",
-        "samples",
-        "graphs in store",
-        "samples in store",
-    ]
-    df = pd.DataFrame([rows[b] for b in sorted(rows)], columns=cols)
-    for c in ("graphs in store", "samples in store"):
-        df[c] = df[c].fillna(0).astype(int)
+        rej = r["rejected_by_step"] or {}
+        rows.append(
+            {
+                "benchmark": r["benchmark"],
+                "source": r["source"],
+                "world": r["world"] or r["world_id"],
+                "host tasks": r["host_tasks"],
+                "tasks": r["tasks"],
+                "graphs": r["graphs"],
+                "candidates": r["candidates"],
+                "rejected step 1": rej.get("1"),
+                "rejected step 2": rej.get("2"),
+                "rejected step 3": rej.get("3"),
+                "rejection rate": r["rejection_rate"],
+                "samples": r["admitted"] if r["admitted"] is not None else r["samples"],
+                "gate removed": r["gate_removed"],
+                "graphs in store": _stored(store, r, "graphs"),
+                "samples in store": _stored(store, r, "samples"),
+            }
+        )
+    df = pd.DataFrame(rows, columns=OVERVIEW_COLUMNS)
     return df.astype(object).where(df.notna(), None)
+
+
+def _stored(store: Store, row: dict[str, Any], table: str) -> int:
+    got = store.conn.execute(
+        f"SELECT count(*) FROM {table} WHERE benchmark=? AND source=? "  # noqa: S608 - fixed names
+        "AND coalesce(json_extract(body, '$.world.world_id'), '')=?",
+        (row["benchmark"], row["source"], row["world_id"] or ""),
+    ).fetchone()
+    return int(got[0])
 
 
 def _store_counts(store: Store) -> dict[str, tuple[int, int]]:
@@ -84,8 +105,27 @@ def _store_counts(store: Store) -> dict[str, tuple[int, int]]:
     return {b: (int(g.get(b, 0)), int(s.get(b, 0))) for b in sorted(set(g) | set(s))}
 
 
-def rejections(benchmark: str, stats_dir: Path = BUNDLED_DIR) -> dict[str, pd.DataFrame]:
+def _built_parts(store: Store | None, benchmark: str) -> dict[str, Any]:
+    """The latest recorded sample builds of ``benchmark`` in the store, keyed like stats.json."""
+    if store is None:
+        return {}
+    latest: dict[str, dict[str, Any]] = {}
+    for r in store.build_rows(benchmark):
+        if r["kind"] != "samples":
+            continue
+        p = r["params"]
+        key = f"k{p.get('k', 1)} {p.get('writer', '')} seed {p.get('seed', '')}".strip()
+        latest[key] = r["stats"]
+    return latest
+
+
+def rejections(
+    benchmark: str, stats_dir: Path = BUNDLED_DIR, store: Store | None = None
+) -> dict[str, pd.DataFrame]:
     """Verifier rejection statistics of one benchmark's build.
+
+    The builds recorded in ``store`` (``driftbench build samples``) when there are any, else
+    the committed bundled build.
 
     Returns:
         ``by_step`` (k, step, rejected, candidates), ``by_fault_type`` (fault type,
@@ -94,10 +134,12 @@ def rejections(benchmark: str, stats_dir: Path = BUNDLED_DIR) -> dict[str, pd.Da
         frequent rejection reasons with their step and fault type). Empty frames when the
         benchmark has no build statistics.
     """
-    st = bundled_stats(stats_dir).get(benchmark, {})
-    parts = st.get("samples", {})
-    if isinstance(parts, dict) and "candidates" in parts:
-        parts = {"k1": parts}
+    parts: dict[str, Any] = _built_parts(store, benchmark)
+    if not parts:
+        st = bundled_stats(stats_dir).get(benchmark, {})
+        parts = st.get("samples", {})
+        if isinstance(parts, dict) and "candidates" in parts:
+            parts = {"k1": parts}
     steps, reasons = [], []
     cand: Counter[str] = Counter()
     rej: Counter[str] = Counter()

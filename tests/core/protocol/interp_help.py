@@ -13,8 +13,11 @@ from core.protocol.interpret import QuestionAct, interpret
 
 @lru_cache(maxsize=4)
 def intents(benchmark: str) -> tuple[Intent, ...]:
+    """Bundled graph nodes, then the world's own task seeds (every slot family a host task has,
+    whether or not the bundled graphs kept a node with it)."""
     graphs, _ = load_bundled(benchmark)
-    return tuple(n for g in graphs for n in g.nodes)
+    nodes = tuple(n for g in graphs for n in g.nodes)
+    return nodes + tuple(load_world(benchmark).seeds())
 
 
 def find(benchmark: str, want: Callable[[Intent], bool]) -> Intent:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from interp_help import read, slot_of, with_arg
+from interp_help import find, read, slot_of, with_arg
 
 R, A = "tau2_retail", "tau2_airline"
 
@@ -179,6 +179,12 @@ def test_confirm_cancellation_reason_true_and_altered() -> None:
     assert no.act == "confirm" and no.confirm is False and slot in no.wrong, no
 
 
+def _exchange_only(it) -> bool:
+    """An exchange whose intent has no other write (so "cancel instead" is a different action)."""
+    tools = {c.slot.split(":")[2] for c in it.conditions if c.slot.count(":") == 3}
+    return tools == {"exchange_delivered_order_items"}
+
+
 def test_confirm_bag_count_and_wrong_action() -> None:
     it = with_arg(A, "total_baggages")
     slot = slot_of(it, "total_baggages")
@@ -187,7 +193,7 @@ def test_confirm_bag_count_and_wrong_action() -> None:
     assert yes.act == "confirm" and yes.confirm is True, yes
     no = read(A, f"I'll set {n + 1} checked bags on the reservation, OK?", it)
     assert no.act == "confirm" and no.confirm is False and slot in no.wrong, no
-    ex = with_arg(R, "new_item_ids", tool="exchange_delivered_order_items")
+    ex = find(R, _exchange_only)
     got = read(R, "I will cancel the whole order instead. Do you want me to go ahead?", ex)
     assert got.act == "confirm" and got.confirm is False, got
 
