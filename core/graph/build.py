@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from core.graph.classify import OPERATOR_ORDER, classify
 from core.graph.hosts.base import HostAdapter
 from core.model.base import canonical_json, content_hash
 from core.model.intent import Edge, GroundTruth, Intent, IntentGraph, Provenance, ShiftOperator
+from core.model.shift import OPERATOR_ORDER, classify_shift
 
 GRAPH_BUILDER_VERSION = "graph-1"
 """Bumped whenever construction changes what a graph contains."""
@@ -87,7 +87,7 @@ def retrieve(adapter: HostAdapter, root: Intent) -> list[Candidate]:
     """REAL candidates: sibling seeds that classify as a branch of ``root``."""
     out: list[Candidate] = []
     for sib in adapter.siblings(root):
-        rel = classify(root, sib)
+        rel = classify_shift(root, sib)
         if rel is None:
             continue
         out.append(Candidate(sib, rel[0], rel[1], "REAL"))
@@ -102,7 +102,7 @@ def enumerate_candidates(
 
     def add(conds: list, op: ShiftOperator) -> None:  # type: ignore[type-arg]
         node = adapter.make_intent(root, conds)
-        rel = classify(root, node)
+        rel = classify_shift(root, node)
         if rel is not None and rel[0] is op and adapter.is_valid(node):
             out.append(Candidate(node, op, rel[1], "SYNTHETIC"))
 
