@@ -151,15 +151,37 @@ def build_graph(
     if root_gt is None or adapter.is_empty(root_gt) or not adapter.is_valid(root):
         st.roots_rejected += 1
         return None
+    quota = max(1, branching // 4)
+    pool = _pool(adapter, root, root_gt, seed, quota)
+    chosen = _rank(_admit(adapter, root, root_gt, pool, st), quota, seed)
+    if not any(c.moved for c in chosen):
+        st.no_moved_edge += 1
+        return None
+    st.graphs += 1
+    return _assemble(root, root_gt, chosen, st, seed=seed, branching=branching)
+
+
+def _pool(
+    adapter: HostAdapter, root: Intent, root_gt: GroundTruth, seed: int, quota: int
+) -> list[Candidate]:
+    """REAL candidates, then SYNTHETIC ones for operators retrieval left below quota."""
     real = retrieve(adapter, root)
     real_ops = {c.operator for c in real}
-    quota = max(1, branching // 4)
     pool = list(real)
-    synth = enumerate_candidates(adapter, root, root_gt, seed)
-    for c in synth:
+    for c in enumerate_candidates(adapter, root, root_gt, seed):
         if c.operator not in real_ops or sum(r.operator is c.operator for r in real) < quota:
             pool.append(c)
-    # dedupe (prefer REAL: they come first)
+    return pool
+
+
+def _admit(
+    adapter: HostAdapter,
+    root: Intent,
+    root_gt: GroundTruth,
+    pool: list[Candidate],
+    st: GraphStats,
+) -> list[Candidate]:
+    """Dedupe (REAL first wins), execute and admit non-empty answers, labelling movement."""
     seen: set[str] = {root.intent_id}
     admitted: list[Candidate] = []
     for c in pool:
@@ -179,6 +201,11 @@ def build_graph(
         c.movement = _movement(adapter, root_gt, gt)
         admitted.append(c)
         st.admitted += 1
+    return admitted
+
+
+def _rank(admitted: list[Candidate], quota: int, seed: int) -> list[Candidate]:
+    """Balanced ranking: ``quota`` per operator, REAL, moved, larger movement, hash tie-break."""
     chosen: list[Candidate] = []
     for op in OPERATOR_ORDER:
         group = [c for c in admitted if c.operator is op]
@@ -191,9 +218,19 @@ def build_graph(
             )
         )
         chosen.extend(group[:quota])
-    if not any(c.moved for c in chosen):
-        st.no_moved_edge += 1
-        return None
+    return chosen
+
+
+def _assemble(
+    root: Intent,
+    root_gt: GroundTruth,
+    chosen: list[Candidate],
+    st: GraphStats,
+    *,
+    seed: int,
+    branching: int,
+) -> IntentGraph:
+    """The graph: the root with its answer, the chosen children and their root edges."""
     root_node = root.model_copy(update={"ground_truth": root_gt, "is_seed": True})
     children: list[Intent] = []
     edges: list[Edge] = []
@@ -227,7 +264,6 @@ def build_graph(
             "config": config,
         }
     )
-    st.graphs += 1
     return IntentGraph(
         graph_id=gid,
         benchmark=root.benchmark,
