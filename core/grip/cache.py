@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import operator
 import os
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -217,6 +218,7 @@ def _compute_rows(store: Store, todo: Sequence[tuple[Any, ...]]) -> int:
         )
     starts: dict[str, StartInfo] = {}
     records: list[tuple[Any, ...]] = []
+    columns = operator.itemgetter(*RECORD_COLUMNS)
     loads = json.loads
     for eid, evs in _event_stream(store.conn, list(metas)):
         meta, skey = metas[eid]
@@ -230,7 +232,7 @@ def _compute_rows(store: Store, todo: Sequence[tuple[Any, ...]]) -> int:
             if row is not None:
                 info = starts[skey] = start_info(loads(row[0]))
         rec = extract(meta, info, evs)
-        records.append((GRIP_VERSION, *(rec[c] for c in RECORD_COLUMNS)))
+        records.append((GRIP_VERSION, *columns(rec)))
     cols = ", ".join(("grip_version", *RECORD_COLUMNS))
     with store.transaction() as conn:
         conn.executemany(
