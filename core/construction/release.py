@@ -37,10 +37,10 @@ from core.construction.verify import verify_sample
 from core.construction.worlds import LoadedWorld, ref_for
 from core.envs.base import HostWorld
 from core.errors import ConfigError
-from core.graph.classify import classify
 from core.model.base import canonical_json
 from core.model.intent import Condition, Edge, GroundTruth, Intent, IntentGraph, ShiftOperator
 from core.model.sample import FaultType, MaskEntry, MaskKind, Sample, VerifierRecord
+from core.model.shift import classify_shift
 
 _OPS = {
     "REFINEMENT": ShiftOperator.REFINE,
@@ -153,9 +153,9 @@ def _max_index(conds: list[Condition]) -> int:
 
 def _diff_text(a: Intent, b: Intent, op: ShiftOperator) -> str:
     """A readable delta between two converted nodes (the runtime recomputes its own)."""
-    rel = classify(a, b)
-    if rel is not None and rel[0] is op:
-        return rel[1]
+    rel = classify_shift(a, b)
+    if rel is not None and rel.operator is op:
+        return rel.delta
     if op is ShiftOperator.PIVOT:
         return f"pivot_to: {b.base}"
     old, new = a.slot_map(), b.slot_map()

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from core.graph.classify import OPERATOR_ORDER, classify
 from core.graph.gate import PolicyGate
 from core.graph.hosts.base import HostAdapter
 from core.model.base import canonical_json, content_hash
 from core.model.intent import Edge, GroundTruth, Intent, IntentGraph, Provenance, ShiftOperator
+from core.model.shift import OPERATOR_ORDER, classify_shift
 
 GRAPH_BUILDER_VERSION = "graph-2"
 """Bumped whenever construction changes what a graph contains."""
@@ -98,7 +98,7 @@ def retrieve(adapter: HostAdapter, root: Intent) -> list[Candidate]:
     """REAL candidates: sibling seeds that classify as a branch of ``root``."""
     out: list[Candidate] = []
     for sib in adapter.siblings(root):
-        rel = classify(root, sib)
+        rel = classify_shift(root, sib)
         if rel is None:
             continue
         out.append(Candidate(sib, rel[0], rel[1], "REAL"))
@@ -113,7 +113,7 @@ def enumerate_candidates(
 
     def add(conds: list, op: ShiftOperator) -> None:  # type: ignore[type-arg]
         node = adapter.make_intent(root, conds)
-        rel = classify(root, node)
+        rel = classify_shift(root, node)
         if rel is not None and rel[0] is op and adapter.is_valid(node):
             out.append(Candidate(node, op, rel[1], "SYNTHETIC"))
 
@@ -165,15 +165,39 @@ def build_graph(
     if root_gt is None or adapter.is_empty(root_gt) or not adapter.is_valid(root):
         st.roots_rejected += 1
         return None
+    quota = max(1, branching // 4)
+    pool = _pool(adapter, root, root_gt, seed, quota)
+    chosen = _rank(_admit(adapter, gate, root, root_gt, pool, st), quota, seed)
+    if not any(c.moved for c in chosen):
+        st.no_moved_edge += 1
+        return None
+    st.graphs += 1
+    world_id = str(getattr(adapter.world, "world_id", ""))
+    return _assemble(root, root_gt, chosen, st, seed=seed, branching=branching, world_id=world_id)
+
+
+def _pool(
+    adapter: HostAdapter, root: Intent, root_gt: GroundTruth, seed: int, quota: int
+) -> list[Candidate]:
+    """REAL candidates, then SYNTHETIC ones for operators retrieval left below quota."""
     real = retrieve(adapter, root)
     real_ops = {c.operator for c in real}
-    quota = max(1, branching // 4)
     pool = list(real)
-    synth = enumerate_candidates(adapter, root, root_gt, seed)
-    for c in synth:
+    for c in enumerate_candidates(adapter, root, root_gt, seed):
         if c.operator not in real_ops or sum(r.operator is c.operator for r in real) < quota:
             pool.append(c)
-    # dedupe (prefer REAL: they come first)
+    return pool
+
+
+def _admit(
+    adapter: HostAdapter,
+    gate: PolicyGate,
+    root: Intent,
+    root_gt: GroundTruth,
+    pool: list[Candidate],
+    st: GraphStats,
+) -> list[Candidate]:
+    """Dedupe (REAL first wins), gate, execute and admit non-empty answers, labelling movement."""
     seen: set[str] = {root.intent_id}
     admitted: list[Candidate] = []
     for c in pool:
@@ -198,6 +222,11 @@ def build_graph(
         c.movement = _movement(adapter, root_gt, gt)
         admitted.append(c)
         st.admitted += 1
+    return admitted
+
+
+def _rank(admitted: list[Candidate], quota: int, seed: int) -> list[Candidate]:
+    """Balanced ranking: ``quota`` per operator, REAL, moved, larger movement, hash tie-break."""
     chosen: list[Candidate] = []
     for op in OPERATOR_ORDER:
         group = [c for c in admitted if c.operator is op]
@@ -210,9 +239,20 @@ def build_graph(
             )
         )
         chosen.extend(group[:quota])
-    if not any(c.moved for c in chosen):
-        st.no_moved_edge += 1
-        return None
+    return chosen
+
+
+def _assemble(
+    root: Intent,
+    root_gt: GroundTruth,
+    chosen: list[Candidate],
+    st: GraphStats,
+    *,
+    seed: int,
+    branching: int,
+    world_id: str,
+) -> IntentGraph:
+    """The graph: the root with its answer, the chosen children and their root edges."""
     root_node = root.model_copy(update={"ground_truth": root_gt, "is_seed": True})
     children: list[Intent] = []
     edges: list[Edge] = []
@@ -245,10 +285,9 @@ def build_graph(
             "children": sorted(n.intent_id for n in children),
             "config": config,
             # the same tasks on different data are different graphs (and samples)
-            "world": str(getattr(adapter.world, "world_id", "")),
+            "world": world_id,
         }
     )
-    st.graphs += 1
     return IntentGraph(
         graph_id=gid,
         benchmark=root.benchmark,

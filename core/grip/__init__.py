@@ -1,5 +1,10 @@
 """GRIP evaluation (version ``grip-1``): per-episode extraction, eleven metrics, reports.
 
+Extraction reads typed rows (:mod:`core.grip.rows`, fields checked against the event models),
+tracks the moving target (:mod:`core.grip.target`) and folds them with one reducer per
+dimension (:mod:`core.grip.dimensions`); ``docs/GRIP_AND_SHIFTS.md`` says where each metric is
+defined.
+
 Public API (what the CLI and the studio's GRIP dashboard call):
 
 * :func:`grip_frame` — per-episode records of runs (computed once, cached in the store).

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import operator
 import os
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -21,16 +22,10 @@ import numpy as np
 import pandas as pd
 
 from core.errors import NotFoundError
-from core.grip.extract import (
-    NEEDED_KINDS,
-    ROW_SQL,
-    EpisodeMeta,
-    Row,
-    StartInfo,
-    extract,
-    start_info,
-)
+from core.grip.extract import EpisodeMeta, extract
 from core.grip.record import GRIP_VERSION, RECORD_COLUMNS
+from core.grip.rows import BUILDERS, HEADER_SQL, ROW_KINDS, ROW_SQL, Row
+from core.grip.target import StartInfo, start_info
 from core.settings import env_name, settings
 from core.store import Store
 
@@ -115,9 +110,7 @@ def _placeholders(n: int) -> str:
 def _todo(store: Store, run_ids: Sequence[str]) -> list[tuple[Any, ...]]:
     sql = (
         "SELECT p.episode_id, p.run_id, p.sample_id, p.benchmark, p.method, p.persona_id, "
-        "p.seed, json_extract(p.header, '$.agent'), json_extract(p.header, '$.user_voice'), "
-        "json_extract(p.header, '$.config.shifts_enabled'), "
-        "json_extract(p.header, '$.config_hash') "
+        f"p.seed, {HEADER_SQL} "
         f"FROM episodes p WHERE p.run_id IN ({_placeholders(len(run_ids))}) "
         "AND p.status='ended' AND NOT EXISTS (SELECT 1 FROM grip_cache c "
         "WHERE c.episode_id=p.episode_id AND c.grip_version=?) ORDER BY p.episode_id"
@@ -126,14 +119,15 @@ def _todo(store: Store, run_ids: Sequence[str]) -> list[tuple[Any, ...]]:
 
 
 def _event_stream(conn: sqlite3.Connection, ids: Sequence[str]) -> Iterator[tuple[str, list[Row]]]:
-    """Yield (episode_id, rows) for ``ids`` (sorted): the needed kinds, reduced in SQL.
+    """Yield (episode_id, typed rows) for ``ids`` (sorted); the fields are picked in SQL.
 
     ``episode_started`` is left out: its large body is read once per sample and persona.
     """
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS grip_todo (episode_id TEXT PRIMARY KEY)")
     conn.execute("DELETE FROM temp.grip_todo")
     conn.executemany("INSERT OR IGNORE INTO temp.grip_todo VALUES (?)", ((i,) for i in ids))
-    kinds = tuple(k for k in NEEDED_KINDS if k != "episode_started")
+    kinds = ROW_KINDS
+    build = BUILDERS
     cur = conn.execute(
         f"SELECT e.episode_id, e.kind, e.turn, {ROW_SQL} FROM temp.grip_todo t "
         "JOIN events e ON e.episode_id = t.episode_id "
@@ -146,12 +140,12 @@ def _event_stream(conn: sqlite3.Connection, ids: Sequence[str]) -> Iterator[tupl
         rows = cur.fetchmany(20000)
         if not rows:
             break
-        for eid, *row in rows:
+        for eid, kind, turn, c1, c2, c3, c4 in rows:  # WIDTH payload columns
             if eid != current:
                 if current is not None:
                     yield current, buf
                 current, buf = eid, []
-            buf.append(tuple(row))
+            buf.append(build[kind](turn, c1, c2, c3, c4))
     if current is not None:
         yield current, buf
     conn.execute("DELETE FROM temp.grip_todo")
@@ -225,6 +219,7 @@ def _compute_rows(store: Store, todo: Sequence[tuple[Any, ...]]) -> int:
         )
     starts: dict[str, StartInfo] = {}
     records: list[tuple[Any, ...]] = []
+    columns = operator.itemgetter(*RECORD_COLUMNS)
     loads = json.loads
     for eid, evs in _event_stream(store.conn, list(metas)):
         meta, skey = metas[eid]
@@ -238,7 +233,7 @@ def _compute_rows(store: Store, todo: Sequence[tuple[Any, ...]]) -> int:
             if row is not None:
                 info = starts[skey] = start_info(loads(row[0]))
         rec = extract(meta, info, evs)
-        records.append((GRIP_VERSION, *(rec[c] for c in RECORD_COLUMNS)))
+        records.append((GRIP_VERSION, *columns(rec)))
     cols = ", ".join(("grip_version", *RECORD_COLUMNS))
     with store.transaction() as conn:
         conn.executemany(

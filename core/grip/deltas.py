@@ -85,13 +85,8 @@ def paired_deltas(
     for k in keys:
         if k not in PAIR_KEYS:
             raise ConfigError(f"cannot group paired deltas by {k!r}", field="by")
+    cols_of = _metric_columns(metrics)
     rows: list[dict[str, Any]] = []
-    cols_of = {}
-    for name in metrics:
-        col = _COLUMN.get(name)
-        if col is None:
-            raise ConfigError(f"no per-episode metric {name!r}", field="metrics")
-        cols_of[name] = col
     sub = frame[frame["method"].isin([method_a, method_b])]
     if sub.empty or sub["method"].nunique() < 2:
         return pd.DataFrame(rows, columns=_out_columns(keys))
@@ -101,31 +96,57 @@ def paired_deltas(
         piv = pd.DataFrame(
             {method_a: wide[(col, method_a)], method_b: wide[(col, method_b)]}
         ).dropna()
-        if piv.empty:
-            continue
-        piv = piv.reset_index()
-        groups = piv.groupby(keys, sort=True) if keys else [((), piv)]
-        for gkey, g in groups:
-            gvals = gkey if isinstance(gkey, tuple) else (gkey,)
-            a = g[method_a].to_numpy(dtype=float)
-            b = g[method_b].to_numpy(dtype=float)
-            d = b - a
-            lo, hi = bootstrap_ci(d, n_boot=n_boot, seed=seed)
-            rows.append(
-                {
-                    **dict(zip(keys, gvals, strict=True)),
-                    "metric": name,
-                    "method_a": method_a,
-                    "method_b": method_b,
-                    "n_pairs": len(d),
-                    "mean_a": float(a.mean()),
-                    "mean_b": float(b.mean()),
-                    "delta": float(d.mean()),
-                    "ci_low": lo,
-                    "ci_high": hi,
-                }
+        if not piv.empty:
+            rows.extend(
+                _delta_rows(piv.reset_index(), name, keys, (method_a, method_b), n_boot, seed)
             )
     return pd.DataFrame(rows, columns=_out_columns(keys))
+
+
+def _metric_columns(metrics: Sequence[str]) -> dict[str, str]:
+    """Metric name → per-episode column (raises ConfigError naming an unknown metric)."""
+    cols_of = {}
+    for name in metrics:
+        col = _COLUMN.get(name)
+        if col is None:
+            raise ConfigError(f"no per-episode metric {name!r}", field="metrics")
+        cols_of[name] = col
+    return cols_of
+
+
+def _delta_rows(
+    piv: pd.DataFrame,
+    name: str,
+    keys: list[str],
+    methods: tuple[str, str],
+    n_boot: int,
+    seed: int,
+) -> list[dict[str, Any]]:
+    """One result row per group of the paired values of one metric."""
+    method_a, method_b = methods
+    out: list[dict[str, Any]] = []
+    groups = piv.groupby(keys, sort=True) if keys else [((), piv)]
+    for gkey, g in groups:
+        gvals = gkey if isinstance(gkey, tuple) else (gkey,)
+        a = g[method_a].to_numpy(dtype=float)
+        b = g[method_b].to_numpy(dtype=float)
+        d = b - a
+        lo, hi = bootstrap_ci(d, n_boot=n_boot, seed=seed)
+        out.append(
+            {
+                **dict(zip(keys, gvals, strict=True)),
+                "metric": name,
+                "method_a": method_a,
+                "method_b": method_b,
+                "n_pairs": len(d),
+                "mean_a": float(a.mean()),
+                "mean_b": float(b.mean()),
+                "delta": float(d.mean()),
+                "ci_low": lo,
+                "ci_high": hi,
+            }
+        )
+    return out
 
 
 def _out_columns(keys: Sequence[str]) -> list[str]:

@@ -156,8 +156,19 @@ def aggregate(
     denoms = counts.groupby(level=levels, dropna=False, sort=True).sum()
     react = df.groupby(keys, dropna=False, sort=True)["reaction"].median()
     cells = means.index.to_frame(index=False)
-    n, m = len(cells), len(EPISODE_METRICS) + 1
     cons = consistency_cells(pairs, cells, keys) if pairs is not None else None
+    return _long(cells, (means, sds, nseeds, denoms), react, cons)
+
+
+def _long(
+    cells: pd.DataFrame,
+    stats: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame],
+    react: pd.Series,
+    cons: pd.DataFrame | None,
+) -> pd.DataFrame:
+    """One row per cell × metric from the per-cell (mean, sd, seeds, denominator) frames."""
+    cols = [m.column for m in EPISODE_METRICS]
+    n, m = len(cells), len(EPISODE_METRICS) + 1
 
     def wide(frame: pd.DataFrame, extra: Any) -> np.ndarray:
         arr = np.empty((n, m), dtype=float)
@@ -165,16 +176,16 @@ def aggregate(
         arr[:, -1] = extra
         return arr
 
+    def last(field: str, empty: float) -> Any:
+        return cons[field].to_numpy() if cons is not None else empty
+
+    means, sds, nseeds, denoms = stats
     long = cells.loc[np.repeat(np.arange(n), m)].reset_index(drop=True)
     long["metric"] = np.tile(np.array(METRIC_NAMES, dtype=object), n)
-    long["value"] = wide(means, cons["value"].to_numpy() if cons is not None else np.nan).ravel()
-    long["sd"] = wide(sds, cons["sd"].to_numpy() if cons is not None else np.nan).ravel()
-    long["n_seeds"] = (
-        wide(nseeds, cons["n_seeds"].to_numpy() if cons is not None else 0).ravel().astype(int)
-    )
-    long["denominator"] = (
-        wide(denoms, cons["denominator"].to_numpy() if cons is not None else 0).ravel().astype(int)
-    )
+    long["value"] = wide(means, last("value", np.nan)).ravel()
+    long["sd"] = wide(sds, last("sd", np.nan)).ravel()
+    long["n_seeds"] = wide(nseeds, last("n_seeds", 0)).ravel().astype(int)
+    long["denominator"] = wide(denoms, last("denominator", 0)).ravel().astype(int)
     med = np.full((n, m), np.nan)
     med[:, METRIC_NAMES.index("Reaction")] = react.to_numpy(dtype=float)
     long["median"] = med.ravel()

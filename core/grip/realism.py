@@ -23,6 +23,7 @@ import pandas as pd
 from core.errors import ConfigError
 from core.grip.judges.base import SAME, Judgment, PersonaCard, RoleJudge, UserTurn, persona_cards
 from core.grip.judges.heuristic import HEURISTIC_NAME, cross_fit
+from core.grip.metrics import SAME_RATE_BOUNDS, balanced_accuracy
 from core.store import Store, utcnow
 
 PAIR_SEED = 20260811
@@ -284,60 +285,70 @@ def summarise(
     ident["correct"] = [
         float(v == persona[e]) for e, v in zip(ident["episode_id"], ident["value"], strict=True)
     ]
-    summary: dict[str, Any] = {"judges": {}}
-    for judge, g in ident.groupby("judge", sort=True):
-        per_persona = {
-            str(p): float(gg["correct"].mean())
-            for p, gg in g.assign(p=g["episode_id"].map(persona)).groupby("p", sort=True)
-        }
-        summary["judges"][str(judge)] = {
-            "identification_n": len(g),
-            "identification_accuracy": float(g["correct"].mean()),
-            "per_persona": per_persona,
-        }
+    summary: dict[str, Any] = {"judges": _identification_summary(ident, persona)}
     wide = ident.pivot_table(index="episode_id", columns="judge", values="value", aggfunc="last")
     if wide.shape[1] >= 2:
         both = wide.dropna()
         if len(both):
             summary["identification_agreement"] = float((both.nunique(axis=1) == 1).mean())
-    pj = judgments[judgments["task"] == "consistency"]
-    pairs: pd.DataFrame | None = None
-    if not pj.empty:
-        info = frame.set_index("episode_id")
-        recs = []
-        for judge, target, value in zip(pj["judge"], pj["target_id"], pj["value"], strict=True):
-            a, _, b = str(target).partition("|")
-            if a not in info.index or b not in info.index:
-                continue
-            ra, rb = info.loc[a], info.loc[b]
-            rec: dict[str, Any] = {
-                "judge": judge,
-                "a": a,
-                "b": b,
-                "seed": ra["seed"],
-                "truth_same": bool(ra["persona"] == rb["persona"]),
-                "said_same": value == SAME,
-            }
-            for k in ("benchmark", "method", "persona", "backbone", "user_voice", "k", "run_id"):
-                rec[f"{k}_a"] = ra[k]
-                rec[f"{k}_b"] = rb[k]
-            recs.append(rec)
-        pairs = pd.DataFrame(recs)
-        if not pairs.empty:
-            from core.grip.metrics import SAME_RATE_BOUNDS, balanced_accuracy
-
-            for judge, g in pairs.groupby("judge", sort=True):
-                rate = float(g["said_same"].mean())
-                s = summary["judges"].setdefault(str(judge), {})
-                s["same_rate"] = rate
-                s["consistency_valid"] = SAME_RATE_BOUNDS[0] <= rate <= SAME_RATE_BOUNDS[1]
-                s["consistency_n"] = len(g)
-                s["balanced_accuracy"] = balanced_accuracy(
-                    list(g["truth_same"]), list(g["said_same"])
-                )
-        else:
-            pairs = None
+    pairs = _consistency_pairs(judgments[judgments["task"] == "consistency"], frame)
+    if pairs is not None:
+        _consistency_summary(pairs, summary["judges"])
     return ident, pairs, summary
+
+
+def _identification_summary(ident: pd.DataFrame, persona: dict[str, str]) -> dict[str, Any]:
+    """Per judge: how many episodes it identified, its accuracy, overall and per persona."""
+    out: dict[str, Any] = {}
+    for judge, g in ident.groupby("judge", sort=True):
+        per_persona = {
+            str(p): float(gg["correct"].mean())
+            for p, gg in g.assign(p=g["episode_id"].map(persona)).groupby("p", sort=True)
+        }
+        out[str(judge)] = {
+            "identification_n": len(g),
+            "identification_accuracy": float(g["correct"].mean()),
+            "per_persona": per_persona,
+        }
+    return out
+
+
+def _consistency_pairs(pj: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame | None:
+    """One row per judged pair whose episodes are both in ``frame`` (None without any)."""
+    if pj.empty:
+        return None
+    info = frame.set_index("episode_id")
+    recs = []
+    for judge, target, value in zip(pj["judge"], pj["target_id"], pj["value"], strict=True):
+        a, _, b = str(target).partition("|")
+        if a not in info.index or b not in info.index:
+            continue
+        ra, rb = info.loc[a], info.loc[b]
+        rec: dict[str, Any] = {
+            "judge": judge,
+            "a": a,
+            "b": b,
+            "seed": ra["seed"],
+            "truth_same": bool(ra["persona"] == rb["persona"]),
+            "said_same": value == SAME,
+        }
+        for k in ("benchmark", "method", "persona", "backbone", "user_voice", "k", "run_id"):
+            rec[f"{k}_a"] = ra[k]
+            rec[f"{k}_b"] = rb[k]
+        recs.append(rec)
+    pairs = pd.DataFrame(recs)
+    return None if pairs.empty else pairs
+
+
+def _consistency_summary(pairs: pd.DataFrame, judges: dict[str, Any]) -> None:
+    """Add each judge's SAME rate, validity, pair count and balanced accuracy."""
+    for judge, g in pairs.groupby("judge", sort=True):
+        rate = float(g["said_same"].mean())
+        s = judges.setdefault(str(judge), {})
+        s["same_rate"] = rate
+        s["consistency_valid"] = SAME_RATE_BOUNDS[0] <= rate <= SAME_RATE_BOUNDS[1]
+        s["consistency_n"] = len(g)
+        s["balanced_accuracy"] = balanced_accuracy(list(g["truth_same"]), list(g["said_same"]))
 
 
 def role_realism(

@@ -19,6 +19,7 @@ from core.model.actions import AgentAction
 from core.model.base import Strict
 from core.model.episode import Outcome, TerminationReason
 from core.model.intent import ConditionValue, IntentGraph
+from core.model.intent import ShiftEdge as ShiftEdge
 from core.model.persona import Persona
 from core.model.sample import Sample
 from core.model.world import EnvAction
@@ -145,17 +146,6 @@ class ShiftSkipped(_Event):
     kind: Literal["shift_skipped"] = "shift_skipped"
     threshold: float | None = Field(default=None, description="The threshold, if any.")
     reason: ShiftSkipReason = Field(description="Why nothing moved.")
-
-
-class ShiftEdge(Strict):
-    """The edge a shift followed."""
-
-    src: str
-    dst: str
-    operator: str = Field(description="refine / relax / substitute / pivot.")
-    delta: str
-    gt_moved: bool
-    provenance: str = "SYNTHETIC"
 
 
 class ShiftTrigger(Strict):

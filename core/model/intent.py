@@ -9,12 +9,13 @@ labelled with one of four shift operators.
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from core.model.base import SCHEMA_VERSION, Strict, content_hash
+from core.model.shift import ShiftOperator as ShiftOperator
+from core.model.shift import classify_shift
 
 ConditionOp = Literal["=", "<=", ">=", "!=", "contains"]
 
@@ -37,15 +38,6 @@ class Condition(Strict):
     def key(self) -> tuple[str, str, str]:
         """Return a total-order sort key."""
         return (self.slot, self.op, repr(self.value))
-
-
-class ShiftOperator(StrEnum):
-    """How a destination intent relates to its source."""
-
-    REFINE = "refine"
-    RELAX = "relax"
-    SUBSTITUTE = "substitute"
-    PIVOT = "pivot"
 
 
 GroundTruthKind = Literal["purchaseset", "statehash", "rowset", "scalar"]
@@ -181,6 +173,36 @@ class Edge(Strict):
     gt_moved: bool = Field(description="Whether the destination's ground truth differs.")
 
 
+class ShiftEdge(Strict):
+    """The edge a shift followed (the runtime form of an :class:`Edge`, as events store it)."""
+
+    src: str
+    dst: str
+    operator: str = Field(description="refine / relax / substitute / pivot.")
+    delta: str
+    gt_moved: bool
+    provenance: str = "SYNTHETIC"
+
+
+def _gt_moved(src: Intent, dst: Intent) -> bool:
+    if src.ground_truth is not None and dst.ground_truth is not None:
+        return src.ground_truth.hash != dst.ground_truth.hash
+    return True
+
+
+class _Transitions(NamedTuple):
+    """The memoised move table of one graph, with the field objects it was built from."""
+
+    root: Intent
+    children: tuple[Intent, ...]
+    edges: tuple[Edge, ...]
+    by_src: dict[str, tuple[ShiftEdge, ...]]
+
+
+_MEMO = "_transitions_memo"
+"""Key of the move table in a graph's ``__dict__`` (not a field: never dumped or compared)."""
+
+
 class IntentGraph(Strict):
     """A root intent, its admitted alternative goals and the edges between them."""
 
@@ -215,3 +237,66 @@ class IntentGraph(Strict):
     def nodes(self) -> tuple[Intent, ...]:
         """Root followed by children."""
         return (self.root, *self.children)
+
+    def transitions(self, src_id: str) -> tuple[ShiftEdge, ...]:
+        """Return every move from ``src_id``, sorted by (destination, operator).
+
+        A stored edge wins for its (src, dst) pair (construction labelled it, with its
+        provenance and ``gt_moved``); every other ordered pair of nodes is classified by
+        :func:`core.model.shift.classify_shift`, with ``gt_moved`` from the two executed ground
+        truths, so multi-hop shifts stay executable.
+
+        The table is built once per graph object and kept on it. It is immutable once
+        published (one attribute store), so concurrent readers need no lock: a race at most
+        builds the same table twice. A copy with other nodes or edges rebuilds it.
+
+        Raises:
+            KeyError: If ``src_id`` is not a node of the graph.
+        """
+        memo = self.__dict__.get(_MEMO)
+        if not (
+            isinstance(memo, _Transitions)
+            and memo.root is self.root
+            and memo.children is self.children
+            and memo.edges is self.edges
+        ):
+            memo = _Transitions(self.root, self.children, self.edges, self._move_table())
+            self.__dict__[_MEMO] = memo
+        got = memo.by_src.get(src_id)
+        if got is None:
+            raise KeyError(src_id)
+        return got
+
+    def _move_table(self) -> dict[str, tuple[ShiftEdge, ...]]:
+        nodes = self.nodes
+        stored = {(e.src, e.dst): e for e in self.edges}
+        table: dict[str, tuple[ShiftEdge, ...]] = {}
+        for src in nodes:
+            out: list[ShiftEdge] = []
+            for dst in nodes:
+                if dst.intent_id == src.intent_id:
+                    continue
+                e = stored.get((src.intent_id, dst.intent_id))
+                if e is None:
+                    shift = classify_shift(src, dst)
+                    if shift is None:
+                        continue
+                    e = Edge(
+                        src=src.intent_id,
+                        dst=dst.intent_id,
+                        operator=shift.operator,
+                        delta=shift.delta,
+                        gt_moved=_gt_moved(src, dst),
+                    )
+                out.append(
+                    ShiftEdge(
+                        src=e.src,
+                        dst=e.dst,
+                        operator=e.operator.value,
+                        delta=e.delta,
+                        gt_moved=e.gt_moved,
+                        provenance=e.provenance,
+                    )
+                )
+            table.setdefault(src.intent_id, tuple(sorted(out, key=lambda e: (e.dst, e.operator))))
+        return table

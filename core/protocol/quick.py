@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from core.envs.base import HostWorld
 from core.model.base import content_hash
-from core.model.intent import Edge, Intent, IntentGraph, ShiftOperator
+from core.model.intent import Edge, Intent, IntentGraph
 from core.model.sample import FaultType, MaskEntry, Sample
-from core.protocol.shifts import classify
+from core.model.shift import classify_shift
 
 
 def _executed(world: HostWorld, intent: Intent) -> Intent | None:
@@ -62,7 +62,7 @@ def graph_from_seed(
     edges = []
     kept: list[Intent] = []
     for ch in children:
-        cls = classify(r, ch)
+        cls = classify_shift(r, ch)
         if cls is None or ch.intent_id in {k.intent_id for k in kept}:
             continue
         kept.append(ch)
@@ -71,7 +71,7 @@ def graph_from_seed(
             Edge(
                 src=r.intent_id,
                 dst=ch.intent_id,
-                operator=ShiftOperator(cls[0]),
+                operator=cls.operator,
                 delta=cls[1],
                 gt_moved=r.ground_truth.hash != ch.ground_truth.hash,
             )

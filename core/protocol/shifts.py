@@ -5,6 +5,9 @@
   makes one shift due, *skip* is recorded and the goal stands.
 * A due shift fires after the user's reply to a question (at most one per exchange) and all due
   shifts are flushed before a proposal is adjudicated. Environment actions never fire shifts.
+* Moves: the graph's stored root edges plus every other pair classified by the one shift rule
+  (:func:`core.model.shift.classify_shift`), kept on the graph object
+  (:meth:`core.model.intent.IntentGraph.transitions`).
 * Destination: a category drawn from the benchmark's mix (resampling among populated
   categories), then a uniform edge (sorted by destination); no revisits.
 * Suggestibility: an on-topic question (the interpreter reads its own words as asking about a
@@ -20,7 +23,8 @@ from collections.abc import Sequence
 from core.envs.base import HostWorld
 from core.model.config import BenchmarkProtocol, ProtocolConfig
 from core.model.events import ShiftDue, ShiftEdge, ShiftFired, ShiftSkipped, ShiftTrigger
-from core.model.intent import Intent, IntentGraph
+from core.model.intent import IntentGraph
+from core.model.shift import delta_slots
 from core.protocol.emit import Emitter
 from core.protocol.hooks import slot_words
 from core.protocol.rng import draw, pick, weighted
@@ -34,90 +38,13 @@ def draw_fates(rng_key: str, n: int, fire_prob: float, enabled: bool = True) -> 
     return tuple(draw(rng_key, "shift-fire", i) < fire_prob for i in range(n))
 
 
-def classify(src: Intent, dst: Intent) -> tuple[str, str] | None:
-    """Return (operator, delta) of the move ``src → dst``, or None if unrelated."""
-    if src.base != dst.base:
-        return "pivot", f"pivot_to: {dst.base}"
-    a = {c.key() for c in src.conditions}
-    b = {c.key() for c in dst.conditions}
-    if a == b:
-        return None
-    if b > a:
-        added = sorted(k[0] for k in b - a)
-        return "refine", "added " + ", ".join(added)
-    if b < a:
-        removed = sorted(k[0] for k in a - b)
-        return "relax", "removed " + ", ".join(removed)
-    pa = sorted((c.slot, c.op) for c in src.conditions)
-    pb = sorted((c.slot, c.op) for c in dst.conditions)
-    if pa == pb:
-        sm, dm = src.slot_map(), dst.slot_map()
-        changed = [f"{s}: {sm[s].value} -> {dm[s].value}" for s, _ in pa if sm[s] != dm[s]]
-        return "substitute", "changed " + "; ".join(changed)
-    return None
-
-
-def delta_slots(src: Intent, dst: Intent) -> list[str]:
-    """Return the slots whose condition differs between ``src`` and ``dst`` (sorted)."""
-    a = {c.key() for c in src.conditions}
-    b = {c.key() for c in dst.conditions}
-    return sorted({k[0] for k in a ^ b})
-
-
-def _gt_moved(src: Intent, dst: Intent) -> bool:
-    if src.ground_truth is not None and dst.ground_truth is not None:
-        return src.ground_truth.hash != dst.ground_truth.hash
-    return True
-
-
-_EDGE_CACHE: dict[tuple[str, str], tuple[ShiftEdge, ...]] = {}
-
-
 def transitions(graph: IntentGraph, src_id: str) -> tuple[ShiftEdge, ...]:
-    """Return every legal move from ``src_id`` (stored edges for the root, else classified).
+    """Return every legal move from ``src_id`` (see :meth:`IntentGraph.transitions`).
 
-    Moves between any two nodes are derived so multi-hop shifts stay executable; ``gt_moved``
-    is recomputed per pair from the executed ground truths.
+    Stored edges for the root, every other pair classified by the one shift rule
+    (:func:`core.model.shift.classify_shift`); the table is kept on the graph object.
     """
-    key = (graph.graph_id, src_id)
-    got = _EDGE_CACHE.get(key)
-    if got is not None:
-        return got
-    src = graph.node(src_id)
-    stored = {e.dst: e for e in graph.edges if e.src == src_id}
-    out: list[ShiftEdge] = []
-    for dst in graph.nodes:
-        if dst.intent_id == src_id:
-            continue
-        e = stored.get(dst.intent_id)
-        if e is not None:
-            out.append(
-                ShiftEdge(
-                    src=src_id,
-                    dst=e.dst,
-                    operator=e.operator.value,
-                    delta=e.delta,
-                    gt_moved=e.gt_moved,
-                    provenance=e.provenance,
-                )
-            )
-            continue
-        cls = classify(src, dst)
-        if cls is not None:
-            out.append(
-                ShiftEdge(
-                    src=src_id,
-                    dst=dst.intent_id,
-                    operator=cls[0],
-                    delta=cls[1],
-                    gt_moved=_gt_moved(src, dst),
-                )
-            )
-    res = tuple(sorted(out, key=lambda e: (e.dst, e.operator)))
-    if len(_EDGE_CACHE) > 4096:
-        _EDGE_CACHE.clear()
-    _EDGE_CACHE[key] = res
-    return res
+    return graph.transitions(src_id)
 
 
 def legal_edges(state: EpisodeState, config: ProtocolConfig) -> list[ShiftEdge]:

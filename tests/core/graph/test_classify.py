@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from core.graph.classify import classify, transition_edges
+from core.graph.classify import transition_edges
 from core.model.intent import Condition, GroundTruth, Intent, ShiftOperator
+from core.model.shift import classify_shift as classify
 
 
 def _i(base: str, *conds: Condition, env: str = "e", gt: str | None = None) -> Intent:

@@ -12,7 +12,9 @@ from core.model.actions import Propose
 from core.model.config import BenchmarkProtocol, ProtocolConfig
 from core.model.events import EpisodeStarted, ProposalJudged, ShiftEdge, ShiftFired, StaleCheck
 from core.model.sample import FaultType
-from core.protocol.shifts import choose_destination, classify, delta_slots, transitions
+from core.model.shift import classify_shift as classify
+from core.model.shift import delta_slots
+from core.protocol.shifts import choose_destination, transitions
 
 ALWAYS = ProtocolConfig(shift_fire_prob=1.0)
 NEVER = ProtocolConfig(shift_fire_prob=0.0)
