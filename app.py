@@ -4,41 +4,54 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.errors import ConfigError
 from core.studio.auth import pages_for
-from pages.common.auth import current_user, login_page, logout
+from core.studio.pages import PAGES
+from pages.common.auth import can_sign_out, cookie_scripts, current_user, login_page, logout
 
 st.set_page_config(page_title="Drift-Bench++ Studio", page_icon="🧭", layout="wide")
 
-# id -> (file, title, icon, section). Explicit entries only: no automatic page discovery.
-PAGES: dict[str, tuple[str, str, str, str]] = {
-    "home": ("pages/home.py", "Home", "🏠", "Studio"),
-    "play_user": ("pages/play_user.py", "Play as user", "🎭", "Play"),
-    "play_agent": ("pages/play_agent.py", "Play as agent", "🕹️", "Play"),
-    "annotate": ("pages/annotate.py", "Annotate", "✍️", "Play"),
-    "watch": ("pages/watch.py", "Watch live", "📡", "Research"),
-    "inspect": ("pages/inspect.py", "Inspect", "🔍", "Research"),
-    "grip": ("pages/grip.py", "GRIP dashboard", "📊", "Research"),
-    "construction": ("pages/construction.py", "Construction", "🧱", "Research"),
-    "runs": ("pages/runs.py", "Runs", "🚀", "Research"),
-    "agreement": ("pages/agreement.py", "Agreement & QA", "🤝", "Research"),
-    "sessions": ("pages/sessions.py", "Sessions", "📥", "Research"),
-    "data": ("pages/data.py", "Data", "🗄️", "Admin"),
-}
+try:
+    user = current_user()
+except ConfigError as exc:
+    st.error(f"The studio is misconfigured: {exc}")
+    st.stop()
 
-user = current_user()
 if user is None:
-    st.navigation([st.Page(login_page, title="Sign in", icon="🔑", url_path="login")]).run()
+    # Every page path leads to the sign-in form while nobody is signed in, so a deep link keeps
+    # its page and query parameters through the sign-in (the rerun after it resolves the same
+    # path to the real page).
+    stubs = [
+        st.Page(
+            login_page,
+            title="Sign in",
+            icon="🔑",
+            url_path=spec.url_path or None,
+            default=spec.page_id == "home",
+        )
+        for spec in PAGES.values()
+    ]
+    with st.sidebar:
+        cookie_scripts()
+    st.navigation(stubs, position="hidden").run()
 else:
     sections: dict[str, list[st.Page]] = {}
     for page_id in pages_for(user.role):
-        if page_id not in PAGES:
+        spec = PAGES.get(page_id)
+        if spec is None:
             continue
-        file, title, icon, section = PAGES[page_id]
-        sections.setdefault(section, []).append(
-            st.Page(file, title=title, icon=icon, default=page_id == "home")
+        sections.setdefault(spec.section, []).append(
+            st.Page(
+                spec.file,
+                title=spec.title,
+                icon=spec.icon,
+                url_path=spec.page_id,  # Home (the default page) is served at "/"
+                default=page_id == "home",
+            )
         )
     with st.sidebar:
         st.caption(f"{user.name} · {user.role}")
-        if st.session_state.get("auth_user"):
+        if can_sign_out():
             st.button("Sign out", on_click=logout, key="sign-out")
+        cookie_scripts()
     st.navigation(sections).run()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -73,6 +74,38 @@ class Settings(BaseSettings):
         "header mode: take the role from X-Forwarded-Role (the proxy must strip client copies).",
         default=False,
     )
+    session_secret: str | None = _var(
+        "SESSION_SECRET",
+        "password mode: secret (≥ 32 characters) signing sign-in cookies (default: a random one "
+        "kept in $DRIFTBENCH_HOME/session_secret).",
+        default=None,
+    )
+    session_hours: float = _var(
+        "SESSION_HOURS",
+        "password mode: how long a sign-in lasts, in hours.",
+        default=12.0,
+        gt=0,
+        le=24 * 365,
+        allow_inf_nan=False,
+    )
+    proxy_secret: str | None = _var(
+        "PROXY_SECRET",
+        "header mode: the value the proxy sends in X-Driftbench-Proxy-Secret.",
+        default=None,
+    )
+    trusted_proxies: Annotated[tuple[str, ...], NoDecode] = _var(
+        "TRUSTED_PROXIES",
+        "header mode without a proxy secret: comma-separated proxy addresses besides loopback.",
+        default=(),
+    )
+    play_expiry_hours: float = _var(
+        "PLAY_EXPIRY_HOURS",
+        "Unfinished play episodes older than this are no longer offered (0 = never).",
+        default=24.0,
+        ge=0,
+        le=24 * 365,
+        allow_inf_nan=False,
+    )
     # -- language models
     llm_transport: Literal["auto", "litellm"] = _var(
         "LLM_TRANSPORT",
@@ -119,6 +152,18 @@ class Settings(BaseSettings):
             return tuple(Path(p).expanduser().resolve() for p in value.split(os.pathsep) if p)
         return value
 
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _split_proxies(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(p.strip() for p in value.split(",") if p.strip())
+        return value
+
+    @field_validator("session_secret", "proxy_secret", mode="before")
+    @classmethod
+    def _secret(cls, value: Any) -> Any:
+        return (value.strip() or None) if isinstance(value, str) else value
+
     @field_validator("auth", "llm_transport", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
@@ -148,6 +193,21 @@ ENV_NAMES: tuple[str, ...] = tuple(env_name(f) for f in Settings.model_fields)
 """Every variable the model reads, in declaration order."""
 
 
+def settings_from(env: Mapping[str, str]) -> Settings:
+    """Validate the settings of an explicit environment ``env`` (tests, tools), not the process's.
+
+    Empty values count as unset, as in the process environment.
+
+    Raises:
+        ConfigError: A variable holds a bad value; the message names it, in one line.
+    """
+    given = {k: v for k, v in env.items() if k in ENV_NAMES and v != ""}
+    try:
+        return Settings.model_validate(given)
+    except ValidationError as exc:
+        raise _config_error(exc, given) from None
+
+
 def settings() -> Settings:
     """Return the settings of the current environment (validated; fresh after any change).
 
@@ -167,11 +227,11 @@ def _load(values: tuple[str | None, ...]) -> Settings:
         raise _config_error(exc) from None
 
 
-def _config_error(exc: ValidationError) -> ConfigError:
+def _config_error(exc: ValidationError, env: Mapping[str, str] | None = None) -> ConfigError:
     first = exc.errors()[0]
     loc = first.get("loc", ())
     name = str(loc[0]) if loc else PREFIX + "*"
     msg = str(first.get("msg", "invalid value")).replace("\n", " ").removeprefix("Value error, ")
-    got = os.environ.get(name)
+    got = (os.environ if env is None else env).get(name)
     detail = f"{msg} (got {got!r})" if got is not None else msg
     return ConfigError(detail, file="environment", field=name)

@@ -22,6 +22,7 @@ from core.studio.study_service import (
     study_progress,
     study_realism_report,
 )
+from pages.common.nav import link
 from pages.common.store import get_store
 from pages.common.studies import confusion_figure
 from pages.common.ui import guarded
@@ -117,16 +118,7 @@ else:
     )
     for r in rows[:30]:
         for ep in r["episodes"]:
-            try:
-                st.page_link(
-                    "pages/inspect.py",
-                    label=f"{r['label']} · {ep} · {r['labels']}",
-                    icon="🔍",
-                    query_params={"episode": ep},
-                )
-            except st.errors.StreamlitAPIException:
-                # the page runs outside the studio's navigation (tests, single-page runs)
-                st.text(f"{r['label']} · /inspect?episode={ep} · {r['labels']}")
+            link("inspect", f"{r['label']} · {ep} · {r['labels']}", {"episode": ep}, icon="🔍")
 
 spec = get_study(store, study_id).spec
 if {"persona_id", "same_persona"} & set(spec.label_kinds):

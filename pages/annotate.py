@@ -1,4 +1,10 @@
-"""Annotate: one's queue in a study, one item at a time, blind, every label stored as made."""
+"""Annotate: one's queue in a study, one item at a time, blind, every label stored as made.
+
+Keyboard shortcuts as in Label Studio: number keys pick an option of the first unanswered
+choice (or of the one with focus), Enter saves the labels. A play item links to its play page,
+which starts the study's sample for this annotator (the assignment fixes who plays which role
+on which sample).
+"""
 
 from __future__ import annotations
 
@@ -18,9 +24,10 @@ from core.studio.study_service import (
     set_assignment_status,
 )
 from pages.common.auth import auth_mode, current_user
+from pages.common.nav import link
 from pages.common.store import get_store
 from pages.common.studies import item_cards, label_form, labels_table
-from pages.common.ui import guarded
+from pages.common.ui import guarded, keyboard_shortcuts
 
 store = get_store()
 st.title("Annotate")
@@ -106,6 +113,8 @@ view = item_view(store, item.assignment_id)
 item_cards(view)
 
 if view.role == "label":
+    keyboard_shortcuts()
+    st.caption("Shortcuts: number keys pick a label · Enter saves (outside text fields).")
     given = label_form(view)
     if given is not None:
         if not given:
@@ -140,13 +149,17 @@ if view.role == "label":
         st.markdown("**Other annotators' labels** (study is not blind)")
         labels_table(view.other_labels, with_annotator=True)
 else:
+    role = "the customer" if view.role == "play_user" else "the agent"
     st.info(
-        "This item is played, not labelled: open the Play page for this sample, then mark it "
-        "played here."
+        f"This item is played, not labelled: you play {role} on the study's sample. It counts "
+        "as done when the episode ends."
     )
-    if st.button("Mark played", type="primary", key="ann-played"):
-        guarded(set_assignment_status, store, item.assignment_id, "done")
-        st.rerun()
+    link(
+        str(view.role),
+        f"Play this item as {role}",
+        {"assignment": str(item.assignment_id)},
+        icon="🎭" if view.role == "play_user" else "🕹️",
+    )
 
 if st.button("Skip this item", key="ann-skip"):
     guarded(set_assignment_status, store, item.assignment_id, "skipped")

@@ -19,8 +19,7 @@ from pages.common.charts import network_figure
 from pages.common.store import get_store
 from pages.common.ui import guarded
 
-MAX_CHOICES = 500
-"""At most this many graphs / samples in a picker (the tables list them all)."""
+MAX_CHOICES = 500  # at most this many graphs / samples in a picker (the tables list them all)
 
 store = get_store()
 st.title("Construction explorer")

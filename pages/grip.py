@@ -5,15 +5,17 @@ from __future__ import annotations
 import streamlit as st
 
 from core.model.run import METHODS
-from core.studio.choices import GROUPABLE, METRIC_NAMES
+from core.studio.choices import GROUPABLE, METRIC_NAMES, method_label
 from core.studio.dashboards import (
     FILTER_KEYS,
     HEATMAP_METRICS,
+    MIN_N_FOR_BEST,
     OFFLINE_NOTE,
     UNDEFINED,
     Cell,
     cell_episodes,
     cell_size,
+    default_runs,
     delta_table,
     facets,
     figure_frame,
@@ -29,11 +31,11 @@ from core.studio.dashboards import (
     with_realism,
 )
 from pages.common.charts import FIGURES, grip_figure, heatmap_figure
+from pages.common.nav import link
 from pages.common.store import get_store
 from pages.common.ui import guarded
 
-MAX_EPISODES = 500
-"""Rows of the drill-down list (the count above it is exact)."""
+MAX_EPISODES = 500  # rows of the drill-down list (the count above it is exact)
 
 store = get_store()
 st.title("GRIP dashboard")
@@ -65,7 +67,7 @@ _keep_valid("grip-runs", names)
 selected = st.multiselect(
     "Runs",
     names,
-    default=None if "grip-runs" in st.session_state else (wanted or names[:1]),
+    default=None if "grip-runs" in st.session_state else (wanted or default_runs(options)),
     format_func=lambda n: by_name[n].label(),
     key="grip-runs",
 )
@@ -88,7 +90,13 @@ with st.expander("Filters and grouping", expanded=False):
     chosen: dict[str, list[str]] = {}
     for col, k in zip(cols, FILTER_KEYS, strict=True):
         _keep_valid(f"grip-f-{k}", choices[k])
-        chosen[k] = col.multiselect(k, choices[k], key=f"grip-f-{k}", placeholder="all")
+        chosen[k] = col.multiselect(
+            k,
+            choices[k],
+            key=f"grip-f-{k}",
+            placeholder="all",
+            format_func=method_label if k == "method" else str,
+        )
     c1, c2 = st.columns(2)
     row_choices = [
         k
@@ -124,8 +132,11 @@ run_ids = resolve_runs(store, selected)
 
 st.subheader("Results grid")
 st.caption(
-    f"{len(shown)} episodes · best of each benchmark in **bold** (Staleness and Reaction: lower "
-    "is better) · rates ×100 · Patience in budget units · Reaction in turns."
+    f"{len(shown)} episodes · n = episodes in the cell (a metric's own denominator follows its "
+    f"value when it differs) · best of each benchmark in **bold**, never for a cell with fewer "
+    f"than {MIN_N_FOR_BEST} episodes (Staleness and Reaction: lower is better) · rates ×100 · "
+    "Patience in budget units · Reaction in turns. Branch runs are separate runs: they never "
+    "change a sweep's grid."
 )
 grid = table2(shown, keys, pairs=pairs)
 st.table(grid.display, hide_index=True)
@@ -151,8 +162,16 @@ if len(methods) < 2:
     st.caption("Paired deltas need two methods on the same samples.")
 else:
     p1, p2, p3, p4 = st.columns([1, 1, 3, 2])
-    method_a = p1.selectbox("Baseline", methods, index=0, key="grip-delta-a")
-    method_b = p2.selectbox("Compared", methods, index=min(1, len(methods) - 1), key="grip-delta-b")
+    method_a = p1.selectbox(
+        "Baseline", methods, index=0, format_func=method_label, key="grip-delta-a"
+    )
+    method_b = p2.selectbox(
+        "Compared",
+        methods,
+        index=min(1, len(methods) - 1),
+        format_func=method_label,
+        key="grip-delta-b",
+    )
     delta_metrics = p3.multiselect(
         "Metrics",
         [m for m in METRIC_NAMES if m not in ("Identification", "Consistency")],
@@ -188,8 +207,9 @@ if fig_df is not None:
 
 st.subheader("Persona ranking heatmap")
 st.caption(
-    "Rank of each persona per benchmark × metric (1 = best; grey = undefined). Click a cell "
-    "(or pick it below) to list the episodes behind it."
+    "Rank of each persona per benchmark × metric (1 = best; tied values share their average "
+    "rank; a dotted grey column = every persona ties, nobody is ranked; a hollow square = "
+    "undefined). Click a cell (or pick it below) to list the episodes behind it."
 )
 heat = heatmap_cells(shown, pairs=pairs)
 event = st.plotly_chart(
@@ -241,10 +261,8 @@ if not heat.empty:
         },
     )
     if len(eps):
-        st.markdown(
-            "Open in the inspector: "
-            + " · ".join(
-                f"[{md_escape(e)}]({link})"
-                for e, link in zip(eps["episode_id"][:8], eps["inspect"][:8], strict=True)
-            )
-        )
+        st.caption("Open in the inspector (same tab):")
+        row = st.container(horizontal=True)
+        with row:
+            for e in eps["episode_id"][:8]:
+                link("inspect", str(e), {"episode": str(e)})

@@ -1,4 +1,11 @@
-"""Inspect: find an episode, read it turn by turn, reveal the truth, compare, branch."""
+"""Inspect: a log viewer for episodes — filter, sort and search, select, read turn by turn.
+
+The filters drive a sortable, searchable episode table with single-row selection; the episode
+shown is always one of the table's rows (a click selects it; when the filters drop it, the first
+row is shown). ``?episode=`` deep-links an episode and ``?turn=N`` scrolls to that turn's card.
+Below: the timeline, the turns as cards (tool calls and results as readable fields), the
+researcher reveal as structured fields, compare and branch.
+"""
 
 from __future__ import annotations
 
@@ -6,174 +13,333 @@ import pandas as pd
 import streamlit as st
 
 from core.studio import watch as live
-from core.studio.choices import LADDER
-from core.studio.inspector import FACETS, episode_index, facet_values, hidden_truth
-from core.studio.timeline import align_turns, matching_turns, timeline_points, turn_records
+from core.studio.choices import LADDER, method_label
+from core.studio.inspector import (
+    FACETS,
+    TABLE_COLUMNS,
+    choose_episode,
+    episode_index,
+    facet_values,
+    hidden_truth,
+    reveal,
+    table_rows,
+)
+from core.studio.roleplay import claim_episode, world_for
+from core.studio.timeline import (
+    TurnRecord,
+    align_turns,
+    matching_turns,
+    timeline_points,
+    turn_records,
+)
+from core.studio.toolcalls import describe_call, describe_result
+from pages.common.auth import current_user
+from pages.common.nav import link
 from pages.common.store import get_store
-from pages.common.ui import guarded
+from pages.common.ui import guarded, scroll_to
 from pages.common.widgets import timeline_figure
 
+ALL = "(all)"
+INTENT_COLUMNS = ["phrase", "slot", "op", "value"]
+
 store = get_store()
+user = current_user()
 st.title("Inspect")
 
 values = facet_values(store)
-with st.expander("Filters", expanded=False):
-    cols = st.columns(len(FACETS))
-    chosen = {
-        facet: col.selectbox(facet, ["(all)", *values[facet]], key=f"insp-{facet}")
-        for col, facet in zip(cols, FACETS, strict=True)
-    }
-filters = {k: (None if v == "(all)" else v) for k, v in chosen.items()}
-rows = episode_index(store, **filters)
 linked = st.query_params.get("episode")
+forced = None
+if linked and linked != st.session_state.get("insp-url-episode") and store.episode_exists(linked):
+    # arrived by a link or a typed URL: show that episode, clearing filters that would hide it
+    forced = linked
+    active = {f: st.session_state.get(f"insp-{f}") for f in FACETS}
+    if any(v not in (None, ALL) for v in active.values()):
+        narrowed = {f: (None if v in (None, ALL) else v) for f, v in active.items()}
+        if linked not in {r["episode_id"] for r in episode_index(store, **narrowed)}:
+            for facet in FACETS:
+                st.session_state[f"insp-{facet}"] = ALL
+
+cols = st.columns(len(FACETS))
+chosen = {}
+for col, facet in zip(cols, FACETS, strict=True):
+    options = [ALL, *values[facet]]
+    if st.session_state.get(f"insp-{facet}") not in (None, *options):
+        st.session_state[f"insp-{facet}"] = ALL
+    chosen[facet] = col.selectbox(
+        facet,
+        options,
+        key=f"insp-{facet}",
+        format_func=(lambda m: m if m == ALL else method_label(m)) if facet == "method" else str,
+    )
+filters = {k: (None if v == ALL else v) for k, v in chosen.items()}
+rows = episode_index(store, **filters)
 ids = [r["episode_id"] for r in rows]
-if linked and linked not in ids and store.episode_exists(linked):
-    ids.insert(0, linked)
-    rows.insert(0, episode_index(store, episode=linked)[0])
-if not ids:
+if linked and linked not in ids and not any(filters.values()) and store.episode_exists(linked):
+    rows = episode_index(store, episode=linked) + rows  # older than the listed window
+    ids = [r["episode_id"] for r in rows]
+
+# the click of the previous run (positions refer to that run's rows)
+clicked = None
+last_key = st.session_state.get("insp-table-key")
+last_ids: list[str] = st.session_state.get("insp-table-ids", [])
+state = st.session_state.get(last_key) if last_key else None
+if state is not None:
+    picked_rows = list(state.get("selection", {}).get("rows", []))
+    if picked_rows and picked_rows[0] < len(last_ids):
+        clicked = last_ids[picked_rows[0]]
+current = st.session_state.get("insp-current")
+picked = st.session_state.get("insp-episode")  # the keyboard-friendly picker below the table
+if clicked == current:
+    clicked = None  # the table only echoes the shown episode
+if picked == current:
+    picked = None
+episode_id = choose_episode(ids, current, forced or clicked or picked)
+st.session_state["insp-current"] = episode_id
+
+st.caption(
+    f"{len(ids)} episode(s) match · click a row to open it · sort by a column header · "
+    "search with the table's magnifier"
+)
+if episode_id is None:
     st.info("No episodes match. Run a sweep (Runs page or `driftbench run`) or load the demo.")
     st.stop()
 
+table_key = f"insp-table-{abs(hash((tuple(filters.items()), episode_id))) % 10**12}"
+st.session_state["insp-table-key"] = table_key
+st.session_state["insp-table-ids"] = ids
+st.dataframe(
+    pd.DataFrame(table_rows(rows), columns=list(TABLE_COLUMNS)),
+    hide_index=True,
+    key=table_key,
+    on_select="rerun",
+    selection_mode="single-row",
+    selection_default={"selection": {"rows": [ids.index(episode_id)], "columns": []}},
+    height=260,
+    column_config={
+        "seed": st.column_config.NumberColumn(width="small"),
+        "events": st.column_config.NumberColumn(width="small"),
+    },
+)
 labels = {
     r["episode_id"]: f"{r['episode_id']} · {r['benchmark']} · {r['method']} · {r['persona_id']}"
     f" · {r['outcome'] or r['status']}"
     for r in rows
 }
-default = ids.index(linked) if linked in ids else 0
-episode_id = st.selectbox(
-    "Episode", ids, index=default, format_func=lambda i: labels.get(i, i), key="insp-episode"
+st.session_state["insp-episode"] = episode_id
+st.selectbox(
+    "Episode (or click a row above)",
+    ids,
+    format_func=lambda i: labels.get(i, i),
+    key="insp-episode",
 )
 if st.query_params.get("episode") != episode_id:
     st.query_params["episode"] = episode_id
+    if "turn" in st.query_params and linked != episode_id:
+        del st.query_params["turn"]
+st.session_state["insp-url-episode"] = episode_id
 
 events = store.events(episode_id)
 header = store.header(episode_id)
 records = turn_records(events)
 truth = hidden_truth(events)
 ended = records[-1].patience_after if records else None
+row = next(r for r in rows if r["episode_id"] == episode_id)
 
+st.subheader(f"Episode {episode_id}")
 top = st.columns(5)
-top[0].metric(
-    "Outcome",
-    next((r["outcome"] or r["status"] for r in rows if r["episode_id"] == episode_id), "—"),
-)
+top[0].metric("Outcome", row["outcome"] or row["status"])
 top[1].metric("Turns", max((r.turn for r in records), default=0))
 top[2].metric("Patience left", "—" if ended is None else f"{ended:g}")
 top[3].metric("Shifts fired", sum(1 for r in records for s in r.shifts if s["event"] == "fired"))
 top[4].metric("Events", len(events))
 st.caption(
-    f"episode {episode_id} · method {header.method} · agent {header.agent} · "
-    f"persona {header.persona_id} · seed "
-    f"{header.seed} · voice {header.user_voice} · config {header.config_hash[:12]}"
-    + (
-        f" · branched from {header.parent_episode_id} at turn {header.fork_turn}"
-        if header.parent_episode_id
-        else ""
-    )
+    f"episode {episode_id} · {method_label(header.method)} · agent {header.agent} · "
+    f"persona {header.persona_id} · seed {header.seed} · voice {header.user_voice} · "
+    f"config {header.config_hash[:12]}"
 )
-st.plotly_chart(
-    timeline_figure(timeline_points(events), budget=truth.budget),
-    key="insp-timeline",
-)
-
-with st.expander("Researcher reveal: hidden intent and mask", expanded=False):
-    st.markdown("**Opening request (what the agent saw)**")
-    st.text(truth.query)
-    st.markdown(
-        f"**Faults:** {', '.join(truth.faults)} · "
-        f"**hidden slots:** {', '.join(truth.hidden_slots) or '—'}"
+if header.parent_episode_id:
+    link(
+        "inspect",
+        f"Branched from {header.parent_episode_id} before turn {header.fork_turn} — open it",
+        {"episode": header.parent_episode_id},
+        icon="↩️",
     )
-    st.dataframe(pd.DataFrame(truth.mask), hide_index=True)
-    st.markdown("**Hidden intent at start**")
-    st.dataframe(pd.DataFrame(truth.root_conditions), hide_index=True)
-    st.caption(
-        f"budget {truth.budget:g} · shift thresholds {truth.thresholds} · fates {truth.fates}"
-    )
+st.plotly_chart(timeline_figure(timeline_points(events), budget=truth.budget), key="insp-timeline")
 
-needle = st.text_input("Search this transcript", key="insp-search")
-hits = set(matching_turns(records, needle)) if needle else set()
-if needle:
-    st.caption(f"{len(hits)} matching turn(s): {sorted(hits)}")
-turn_param = st.query_params.get("turn")
-selected_turn = int(turn_param) if turn_param and turn_param.isdigit() else None
 
-for r in records:
-    title = f"Turn {r.turn}"
-    if r.action_kind:
-        title += f" · {r.action_kind}: {r.action_text[:70]}"
-    if r.turn in hits:
-        title = "🔎 " + title
-    with st.expander(title, expanded=r.turn == selected_turn or r.turn in hits):
-        c1, c2 = st.columns([3, 2])
-        with c1:
-            if r.action_text:
-                st.markdown("**Agent**")
+def _state_lines(r: TurnRecord) -> list[str]:
+    lines = [f"intent {r.intent_id} · patience {r.patience_before} → {r.patience_after}"]
+    if r.asked_slots:
+        lines.append("asked about: " + ", ".join(r.asked_slots))
+    for d in r.disclosures:
+        value = "" if d.get("value") is None else f" = {d['value']}"
+        lines.append(f"disclosed {d['slot']}{value} ({d['how']})")
+    for s in r.shifts:
+        if s["event"] == "fired":
+            lines.append(f"shift fired: {s['operator']} — {s['delta']} ({s['trigger']})")
+        elif s["event"] == "due":
+            lines.append(f"shift due at patience {s['threshold']:g}")
+        else:
+            lines.append(f"shift skipped ({s['reason']})")
+    for v in r.verdicts:
+        verdict = "accepted" if v["accepted"] else "rejected"
+        lines.append(f"proposal {verdict}: {v['reason']} (via {v['via']})")
+    for c in r.charges:
+        lines.append(
+            f"patience −{c['cost']:g} for {c['reason']} ({c['before']:g} → {c['after']:g})"
+        )
+    return lines
+
+
+def _turn_card(r: TurnRecord, hit: bool, selected: bool) -> None:
+    with st.container(border=True, key=f"turn-{r.turn}"):
+        kind = {"tool": "tool call", "question": "message", "proposal": "final answer"}.get(
+            r.action_kind, r.action_kind or "start"
+        )
+        head = st.container(horizontal=True, vertical_alignment="center")
+        head.markdown(
+            f"**Turn {r.turn}** · {kind}"
+            + (" · 🔎 match" if hit else "")
+            + (" · ⬅ linked" if selected else "")
+        )
+        left, right = st.columns([3, 2])
+        with left:
+            if r.tool is not None:
+                call = describe_call(r.tool, r.tool_args)
+                st.markdown(f"🛠️ **{call.title}**")
+                for f in call.fields:
+                    st.text(f"{f.name}: {f.value}")
+            elif r.action_text:
+                st.caption("Agent")
                 st.text(r.action_text)
-            if r.reply_text is not None:
-                st.markdown(f"**User** ({r.reply_kind})")
-                st.text(r.reply_text)
             for obs in r.observations:
-                st.markdown(f"**Observation** `{obs['tool']}` {'✓' if obs['ok'] else '✗'}")
-                st.text(obs["text"][:2000])
+                st.caption(f"Result of {obs['tool']} · {'ok' if obs['ok'] else 'failed'}")
+                result = describe_result(str(obs["text"]))
+                if result.fields:
+                    st.text("\n".join(f"{f.name}: {f.value}" for f in result.fields[:40]))
+                elif result.rows:
+                    st.dataframe(pd.DataFrame(list(result.rows)).astype(str), hide_index=True)
+                else:
+                    st.text(result.text[:2000])
+            if r.reply_text is not None:
+                st.caption(f"User ({r.reply_kind})")
+                st.text(r.reply_text)
             for note in r.notes:
                 st.caption(note)
-        with c2:
-            st.caption(f"intent {r.intent_id} · patience {r.patience_before} → {r.patience_after}")
-            if r.asked_slots:
-                st.caption("asked: " + ", ".join(r.asked_slots))
-            if r.disclosures:
-                st.dataframe(pd.DataFrame(r.disclosures), hide_index=True)
-            if r.shifts:
-                st.dataframe(pd.DataFrame(r.shifts), hide_index=True)
-            if r.verdicts:
-                st.dataframe(pd.DataFrame(r.verdicts), hide_index=True)
-            if r.charges:
-                st.dataframe(pd.DataFrame(r.charges), hide_index=True)
+        with right:
+            st.text("\n".join(_state_lines(r)))
 
-st.divider()
-compare_tab, branch_tab = st.tabs(["Compare", "Branch from a turn"])
+
+turns_tab, reveal_tab, compare_tab, branch_tab = st.tabs(
+    ["Turns", "Researcher reveal", "Compare", "Branch from a turn"]
+)
+with turns_tab:
+    needle = st.text_input("Search this transcript", key="insp-search")
+    hits = set(matching_turns(records, needle)) if needle else set()
+    if needle:
+        st.caption(f"{len(hits)} matching turn(s): {sorted(hits)}")
+    turn_param = st.query_params.get("turn")
+    selected_turn = int(turn_param) if turn_param and turn_param.isdigit() else None
+    for r in records:
+        _turn_card(r, r.turn in hits, r.turn == selected_turn)
+    if selected_turn is not None:
+        scroll_to(f"turn-{selected_turn}")
+
+with reveal_tab:
+    rv = guarded(reveal, events, guarded(world_for, store, episode_id))
+    if rv is not None:
+        st.caption("What the agent never saw.")
+        st.markdown("**Opening request** (the only thing the agent is told)")
+        st.text(rv.query)
+        f1, f2, f3, f4 = st.columns(4)
+        f1.metric("Faults", len(rv.faults))
+        f2.metric("Hidden slots", len(rv.hidden_slots))
+        f3.metric("Patience budget", f"{rv.budget:g}")
+        f4.metric("Shifts fired", len(rv.shifts))
+        st.text("Faults: " + (", ".join(rv.faults) or "none"))
+        st.text("Hidden slots: " + (", ".join(rv.hidden_slots) or "none"))
+        st.text(
+            "Shift thresholds: "
+            + (
+                ", ".join(f"{t:g} ({f})" for t, f in zip(rv.thresholds, rv.fates, strict=False))
+                or "none"
+            )
+            + f" · persona {rv.persona}"
+        )
+        st.markdown("**Hidden intent at the start**")
+        st.dataframe(
+            pd.DataFrame(
+                [c.model_dump() for c in rv.start_intent], columns=["phrase", "slot", "op", "value"]
+            ),
+            hide_index=True,
+        )
+        if rv.shifts:
+            st.markdown("**Silent shifts** (where they fired)")
+            st.dataframe(pd.DataFrame([s.model_dump() for s in rv.shifts]), hide_index=True)
+            st.markdown("**Hidden intent at the end**")
+            st.dataframe(
+                pd.DataFrame(
+                    [c.model_dump() for c in rv.final_intent],
+                    columns=["phrase", "slot", "op", "value"],
+                ),
+                hide_index=True,
+            )
+        st.markdown("**Mask** (how the request treats each slot of the truth)")
+        st.dataframe(pd.DataFrame([m.model_dump() for m in rv.mask]), hide_index=True)
+
 with compare_tab:
     others = [i for i in ids if i != episode_id]
     if not others:
-        st.caption("No other episode to compare with.")
+        st.caption("No other episode in the table to compare with.")
     else:
         other = st.selectbox(
             "Compare with", others, format_func=lambda i: labels.get(i, i), key="insp-compare"
         )
         other_records = turn_records(store.events(other))
-        for left, right in align_turns(records, other_records):
+        for left_rec, right_rec in align_turns(records, other_records):
             lc, rc = st.columns(2)
-            for col, rec in ((lc, left), (rc, right)):
+            for col, rec in ((lc, left_rec), (rc, right_rec)):
                 with col:
                     if rec is None:
                         st.caption("—")
                         continue
                     st.markdown(f"**Turn {rec.turn}** · patience {rec.patience_after}")
-                    st.text(rec.action_text or "")
+                    if rec.tool is not None:
+                        st.text(describe_call(rec.tool, rec.tool_args).summary)
+                    else:
+                        st.text(rec.action_text or "")
                     if rec.reply_text:
                         st.text("user: " + rec.reply_text)
                     for v in rec.verdicts:
-                        st.caption(
-                            "verdict: "
-                            + ("accepted" if v["accepted"] else "rejected")
-                            + f" ({v['reason']})"
-                        )
+                        verdict = "accepted" if v["accepted"] else "rejected"
+                        st.caption(f"verdict: {verdict} ({v['reason']})")
+
 with branch_tab:
+    st.caption(
+        "A branch copies this episode up to a turn and continues it with another method (or "
+        "with you as the agent). It is a run of its own: the parent run's results never change."
+    )
     max_turn = max((r.turn for r in records), default=1)
     turn = st.number_input(
         "Branch before turn", 1, max(1, max_turn), min(2, max_turn), key="insp-branch-turn"
     )
-    method = st.selectbox("Continue with", [*LADDER, live.HUMAN], key="insp-branch-method")
+    method = st.selectbox(
+        "Continue with", [*LADDER, live.HUMAN], format_func=method_label, key="insp-branch-method"
+    )
     if st.button("Create branch", type="primary", key="insp-branch-go"):
         new_id = guarded(live.branch, store, episode_id, int(turn), method)
         if new_id:
-            if method == live.HUMAN:
-                st.success(f"Branch {new_id} is waiting for you as the agent.")
-                st.markdown(f"[Take over as the agent](/play_agent?episode={new_id})")
-            else:
+            st.session_state["insp-branch-made"] = (new_id, method)
+            if method == live.HUMAN and user is not None:
+                guarded(claim_episode, store, new_id, user.name, "agent")
+            elif method != live.HUMAN:
                 live.spawn_driver(store.path, new_id, pace_s=0.0)
-                st.success(f"Branch {new_id} continues with {method} in the background.")
-                st.markdown(
-                    f"[Open the branch](?episode={new_id}) · "
-                    "compare it with this episode above once it ends."
-                )
+    made = st.session_state.get("insp-branch-made")
+    if made:
+        new_id, how = made
+        if how == live.HUMAN:
+            st.success(f"Branch {new_id} is waiting for you as the agent.")
+            link("play_agent", "Take over as the agent", {"episode": new_id}, icon="🕹️")
+        else:
+            st.success(f"Branch {new_id} continues with {method_label(how)} in the background.")
+            link("inspect", "Open the branch", {"episode": new_id}, icon="🔍")

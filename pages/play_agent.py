@@ -1,9 +1,12 @@
-"""Play as agent: a researcher is the agent against the simulated user.
+"""Play as agent: a person is the agent against the simulated user.
 
 Blind by construction: after set-up this page holds only the episode id and reads the episode
 through ``core.studio.roleplay.agent_play_view`` (the allow-listed agent view model). It never
 reads the researcher view, the sample body or the header's config; the sample picker shows
-opaque ids.
+opaque ids. An episode opens only for the person who plays it (or whose study assignment it
+fulfils), and a sample the person plays (or is assigned) as the user never opens here. Once the
+episode has ended, a debrief shows the hidden intent, the shifts and where they fired, and the
+episode's GRIP metrics.
 """
 
 from __future__ import annotations
@@ -13,14 +16,19 @@ import streamlit as st
 from core.model.actions import Ask, EnvOp, Propose
 from core.model.world import EnvAction
 from core.studio import roleplay as play
+from core.studio.debrief import agent_debrief
 from core.studio.markdown import md_escape
-from pages.common.auth import current_user
+from core.studio.plainwords import plain_outcome
+from core.studio.plays import assigned_play, complete_assignment, discard_play, play_owner
+from pages.common.auth import auth_mode, current_user
 from pages.common.play import (
     conversation,
     remember_episode,
+    resolve_episode,
     setup_controls,
     shop,
     tool_form,
+    tool_result,
 )
 from pages.common.store import get_store
 from pages.common.ui import guarded
@@ -29,14 +37,46 @@ KEY = "play_agent_episode"
 
 store = get_store()
 user = current_user()
+if user is None:  # app.py routes anonymous visitors to the sign-in page; signed out meanwhile
+    st.info("You are signed out.")
+    st.stop()
+strict = user.role == "annotator"
 st.title("Play as agent")
 
-eid = st.session_state.get(KEY)
-if eid is None:
-    from_url = st.query_params.get("episode")
-    if from_url and play.playable(store, from_url, "agent"):
-        eid = from_url
-        st.session_state[KEY] = eid
+eid = resolve_episode(store, KEY, "agent", user.name, allow_unowned=auth_mode() == "none")
+
+if eid is None and (assignment := st.query_params.get("assignment")) and assignment.isdigit():
+    item = guarded(assigned_play, store, int(assignment), user.name, "agent")
+    if item is None:
+        st.stop()
+    if item.episode_id is not None:
+        remember_episode(KEY, item.episode_id)
+        st.rerun()
+    st.info(
+        "A study item: the study fixes the sample and condition. You are the agent; the "
+        "customer's goal stays hidden until the episode ends."
+    )
+    if item.note:
+        st.caption(item.note)
+    if st.button("Start this study item", type="primary", key="play_agent_start_item"):
+        started = guarded(
+            play.start_agent_play,
+            store,
+            benchmark=item.benchmark,
+            sample_id=item.sample_id,
+            persona=item.persona or "rational",
+            seed=item.assignment_id,
+            show_patience=item.patience_visible,
+            player=user.name,
+            strict=True,
+            study_id=item.study_id,
+            assignment_id=item.assignment_id,
+        )
+        if started is not None:
+            del st.query_params["assignment"]
+            remember_episode(KEY, started)
+            st.rerun()
+    st.stop()
 
 if eid is None:
     st.caption(
@@ -58,7 +98,8 @@ if eid is None:
             persona=setup.persona,
             seed=setup.seed,
             show_patience=show_patience,
-            player=user.name if user else None,
+            player=user.name,
+            strict=strict,
         )
         if started is not None:
             remember_episode(KEY, started)
@@ -75,6 +116,21 @@ top.caption(f"Episode {eid} · {view.benchmark}")
 if top.button("New episode", key="play_agent_new"):
     remember_episode(KEY, None)
     st.rerun()
+owner = play_owner(store, eid)
+if not view.ended and owner is not None and owner.annotator_id == user.name:
+    if top.button("Discard this episode", key="play_agent_discard"):
+        st.session_state["play_agent_confirm_discard"] = eid
+    if st.session_state.get("play_agent_confirm_discard") == eid:
+        st.warning("Discard this unfinished episode? It will not be offered for resuming again.")
+        d1, d2 = st.columns([1, 5])
+        if d1.button("Discard", type="primary", key="play_agent_discard_yes"):
+            if guarded(discard_play, store, eid, user.name, why="discarded"):
+                st.session_state.pop("play_agent_confirm_discard", None)
+                remember_episode(KEY, None)
+                st.rerun()
+        if d2.button("Keep playing", key="play_agent_discard_no"):
+            st.session_state.pop("play_agent_confirm_discard", None)
+            st.rerun()
 
 m1, m2, m3 = st.columns(3)
 m1.metric("Turn", view.turn)
@@ -87,11 +143,37 @@ if view.patience is not None:
         )
 
 if view.ended:
+    complete_assignment(store, eid)
     outcome = view.outcome.value if view.outcome else "ended"
     if outcome == "SUCCESS":
-        st.success(f"Episode over: {outcome}: the user accepted your answer.")
+        st.success(f"Episode over: {outcome} — the user accepted your answer.")
     else:
-        st.error(f"Episode over: {outcome}.")
+        st.error(f"Episode over: {outcome} ({plain_outcome(outcome).lower()}).")
+    debrief = guarded(agent_debrief, store, eid)
+    if debrief is not None:
+        with st.container(border=True, key="play_agent_debrief"):
+            st.subheader("Debrief: what you could not see")
+            st.caption(f"{debrief.outcome} — {debrief.ending}.")
+            d1, d2 = st.columns(2)
+            with d1:
+                st.markdown("**What the customer really wanted at the start**")
+                st.text("\n".join(f"• {w}" for w in debrief.wanted_at_start) or "—")
+                if debrief.shifts:
+                    st.markdown("**…and at the end**")
+                    st.text("\n".join(f"• {w}" for w in debrief.wanted_at_end) or "—")
+            with d2:
+                st.markdown("**Silent shifts**")
+                if debrief.shifts:
+                    for sh in debrief.shifts:
+                        st.text(f"turn {sh.turn} · {sh.operator} ({sh.trigger}): {sh.change}")
+                else:
+                    st.text("None fired: the goal never changed.")
+            st.markdown("**This episode's GRIP metrics** (— = not defined for this episode)")
+            st.dataframe(
+                [m.model_dump() for m in debrief.metrics],
+                hide_index=True,
+                column_config={"meaning": "counted over"},
+            )
 elif view.forced_final:
     st.warning("The user wants your final answer now.")
     if view.format_hint:
@@ -118,7 +200,7 @@ with right:
         last = next((e for e in reversed(view.transcript) if e.role == "environment"), None)
         if last is not None:
             st.caption(f"Last result (turn {last.turn})")
-            st.code(last.text, language="json", wrap_lines=True)
+            tool_result(last.text)
     if call is not None:
         action = EnvOp(action=call)
     st.subheader("Final answer")

@@ -2,8 +2,11 @@
 
 The page keeps only the episode id. Each rerun lets the agent act until it waits for the user
 (``core.studio.roleplay.advance``: the agent is rebuilt from the header by replaying its past
-turns, and every action is stored before anything is shown), then shows the user view: persona card,
-the current private intent, shift banners, the patience meter, the chat and the verdicts.
+turns, and every action is stored before anything is shown), then shows the user view: persona
+card, the current private intent, shift banners, the patience meter, the chat and the verdicts
+in plain words. An episode opens only for the person who plays it (or whose study assignment it
+fulfils); a study item (``?assignment=``) fixes the sample, and a sample the person plays (or is
+assigned) as the agent never opens here.
 """
 
 from __future__ import annotations
@@ -14,11 +17,20 @@ import streamlit as st
 
 from core.paths import default_store_path
 from core.studio import roleplay as play
-from core.studio.environment import env_name, settings
-from core.studio.markdown import md_escape
+from core.studio.choices import method_label
+from core.studio.env import env_name, settings
+from core.studio.plainwords import plain_outcome, plain_termination
 from core.studio.play_survey import save_play_survey
-from pages.common.auth import current_user
-from pages.common.play import conversation, remember_episode, setup_controls
+from core.studio.plays import assigned_play, complete_assignment, discard_play, play_owner
+from pages.common.auth import auth_mode, current_user
+from pages.common.play import (
+    conversation,
+    label_md,
+    md_escape,
+    remember_episode,
+    resolve_episode,
+    setup_controls,
+)
 from pages.common.store import get_store
 from pages.common.ui import guarded
 from pages.common.widgets import patience_meter
@@ -26,6 +38,7 @@ from pages.common.widgets import patience_meter
 KEY = "play_user_episode"
 MODEL_ENV = env_name("play_model")
 SYMBOLIC = "symbolic"
+LIKERT = [1, 2, 3, 4, 5]
 
 
 @st.cache_resource(show_spinner=False)
@@ -39,17 +52,49 @@ def _client(spec: str, cache: str) -> Any:
 
 store = get_store()
 user = current_user()
-assert user is not None  # app.py routes anonymous visitors to the sign-in page
+if user is None:  # app.py routes anonymous visitors to the sign-in page; signed out meanwhile
+    st.info("You are signed out.")
+    st.stop()
+strict = user.role == "annotator"
 st.title("Play as user")
 
-eid = st.session_state.get(KEY)
-if eid is None:
-    from_url = st.query_params.get("episode")
-    if from_url and play.playable(store, from_url, "user"):
-        eid = from_url
-        st.session_state[KEY] = eid
+eid = resolve_episode(store, KEY, "user", user.name, allow_unowned=auth_mode() == "none")
 
 if eid is None:
+    assignment = st.query_params.get("assignment")
+    if assignment and assignment.isdigit():
+        item = guarded(assigned_play, store, int(assignment), user.name, "user")
+        if item is None:
+            st.stop()
+        if item.episode_id is not None:
+            remember_episode(KEY, item.episode_id)
+            st.rerun()
+        st.info(
+            "A study item: the study fixes your sample"
+            + (f" and persona ({item.persona})" if item.persona else "")
+            + ". You role-play the customer; type every message yourself."
+        )
+        if item.note:
+            st.caption(item.note)
+        if st.button("Start this study item", type="primary", key="play_user_start_item"):
+            started = guarded(
+                play.start_user_play,
+                store,
+                benchmark=item.benchmark,
+                sample_id=item.sample_id,
+                persona=item.persona or "rational",
+                seed=item.assignment_id,
+                player=user.name,
+                strict=True,
+                study_id=item.study_id,
+                assignment_id=item.assignment_id,
+            )
+            if started is not None:
+                if "assignment" in st.query_params:
+                    del st.query_params["assignment"]
+                remember_episode(KEY, started)
+                st.rerun()
+        st.stop()
     st.caption(
         "You role-play a customer. You see your persona and your private goal; the agent sees "
         "only your opening request. Answer its questions in character and tick what each "
@@ -58,7 +103,10 @@ if eid is None:
     setup = setup_controls("play_user", store)
     c1, c2 = st.columns(2)
     method = c1.selectbox(
-        "Agent method (symbolic ladder)", play.USER_PLAY_METHODS, key="play_user_method"
+        "Agent method (symbolic ladder)",
+        play.USER_PLAY_METHODS,
+        format_func=method_label,
+        key="play_user_method",
     )
     model = settings().play_model.strip()
     kinds = [SYMBOLIC, model] if model else [SYMBOLIC]
@@ -75,7 +123,8 @@ if eid is None:
             seed=setup.seed,
             method=str(method),
             model=None if agent_kind == SYMBOLIC else str(agent_kind),
-            player=user.name if user else None,
+            player=user.name,
+            strict=strict,
         )
         if started is not None:
             remember_episode(KEY, started)
@@ -96,12 +145,27 @@ with st.spinner("The agent is working…"):
         st.stop()
 pv = play.user_play_view(store, eid)
 uv = pv.user
+owner = play_owner(store, eid)
 
 top = st.container(horizontal=True, vertical_alignment="center")
-top.caption(f"Episode {eid} · {header.benchmark} · agent {pv.method} ({pv.agent})")
+top.caption(f"Episode {eid} · {header.benchmark} · agent {method_label(pv.method)} ({pv.agent})")
 if top.button("New episode", key="play_user_new"):
     remember_episode(KEY, None)
     st.rerun()
+if not uv.ended and owner is not None and owner.annotator_id == user.name:
+    if top.button("Discard this episode", key="play_user_discard"):
+        st.session_state["play_user_confirm_discard"] = eid
+    if st.session_state.get("play_user_confirm_discard") == eid:
+        st.warning("Discard this unfinished episode? It will not be offered for resuming again.")
+        d1, d2 = st.columns([1, 5])
+        if d1.button("Discard", type="primary", key="play_user_discard_yes"):
+            if guarded(discard_play, store, eid, user.name, why="discarded"):
+                st.session_state.pop("play_user_confirm_discard", None)
+                remember_episode(KEY, None)
+                st.rerun()
+        if d2.button("Keep playing", key="play_user_discard_no"):
+            st.session_state.pop("play_user_confirm_discard", None)
+            st.rerun()
 
 for banner in pv.shifts:
     st.warning(f"Your goal has changed (turn {banner.turn}): {md_escape(banner.text)}", icon="🔀")
@@ -134,9 +198,9 @@ with main:
         st.text(uv.query)
     notes: dict[int, list[tuple[str, str]]] = {}
     for v in pv.verdicts:
-        verdict = "accepted" if v.accepted else "rejected"
+        verdict = "accepted" if v.accepted else "not accepted"
         notes.setdefault(v.turn, []).append(
-            ("success" if v.accepted else "error", f"Proposal {verdict} by execution: {v.reason}")
+            ("success" if v.accepted else "error", f"Proposal {verdict}: {v.plain}")
         )
     conversation(uv.transcript, notes=notes, observations="hidden")
 
@@ -149,7 +213,7 @@ if awaiting:
         for line in uv.intent:
             asked = " — asked" if line.slot in uv.pending_asked else ""
             boxes[line.slot] = st.checkbox(
-                md_escape(f"{line.label}: {line.phrase}{asked}"),
+                label_md(f"{line.label}: {line.phrase}{asked}"),
                 key=f"play_user_disclose_{n}_{line.slot}",
             )
     text = st.chat_input("Reply to the agent", key="play_user_reply")
@@ -158,42 +222,79 @@ if awaiting:
         if guarded(play.reply, store, eid, text, disclosed, client=client) is not None:
             st.rerun()
 elif uv.ended:
+    complete_assignment(store, eid)
     outcome = uv.outcome.value if uv.outcome else "ended"
-    st.info(f"Episode over: {outcome} ({pv.reason or 'no reason recorded'}).")
+    st.info(f"Episode over: {plain_outcome(outcome)} — {plain_termination(pv.reason)}.")
     if st.session_state.get("play_user_survey_done") == eid:
         st.success("Thank you — your survey is saved.")
     else:
+        shifted = bool(pv.shifts)
         with st.form("play_user_survey"):
             st.subheader("How was it?")
-            understood = st.slider(
-                "The agent understood what I wanted", 1, 5, 3, key="play_user_s_understood"
-            )
-            questions = st.slider(
-                "The agent's questions were worth my patience", 1, 5, 3, key="play_user_s_questions"
-            )
-            adapted = st.radio(
-                "When my goal changed, the agent adapted",
-                ["yes", "partly", "no", "my goal did not change"],
-                key="play_user_s_adapted",
+            st.caption("1 = not at all · 5 = completely. Every question starts unanswered.")
+            understood = st.radio(
+                "The agent understood what I wanted",
+                LIKERT,
+                index=None,
                 horizontal=True,
+                key="play_user_s_understood",
             )
-            realism = st.slider("I could stay in character", 1, 5, 3, key="play_user_s_realism")
+            questions = st.radio(
+                "The agent's questions were worth my patience",
+                LIKERT,
+                index=None,
+                horizontal=True,
+                key="play_user_s_questions",
+            )
+            adapted = None
+            if shifted:
+                adapted = st.radio(
+                    "When my goal changed, the agent adapted",
+                    ["yes", "partly", "no"],
+                    index=None,
+                    key="play_user_s_adapted",
+                    horizontal=True,
+                )
+            realism = st.radio(
+                "I could stay in character",
+                LIKERT,
+                index=None,
+                horizontal=True,
+                key="play_user_s_realism",
+            )
             comment = st.text_area("Anything else?", key="play_user_s_comment")
-            if st.form_submit_button("Save survey", type="primary"):
+            submitted = st.form_submit_button("Save survey", type="primary")
+        if submitted:
+            missing = [
+                name
+                for name, v in (
+                    ("understood", understood),
+                    ("questions", questions),
+                    ("in character", realism),
+                    *((("adapted", adapted),) if shifted else ()),
+                )
+                if v is None
+            ]
+            if missing:
+                st.warning("Please answer every question first: " + ", ".join(missing) + ".")
+            else:
+                value: dict[str, Any] = {
+                    "understood": understood,
+                    "questions_worth_it": questions,
+                    "in_character": realism,
+                    "comment": comment,
+                    "outcome": outcome,
+                    "shifts": len(pv.shifts),
+                }
+                if shifted:
+                    value["adapted"] = adapted
                 saved = guarded(
                     save_play_survey,
                     store,
                     annotator=user.name,
                     episode_id=eid,
-                    answers={
-                        "understood": understood,
-                        "questions_worth_it": questions,
-                        "adapted": adapted,
-                        "in_character": realism,
-                        "comment": comment,
-                        "outcome": outcome,
-                        "shifts": len(pv.shifts),
-                    },
+                    answers=value,
+                    study_id=owner.study_id if owner else None,
                 )
                 if saved is not None:
                     st.session_state["play_user_survey_done"] = eid

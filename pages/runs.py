@@ -1,17 +1,24 @@
-"""Runs: compose a sweep, launch it in a background worker, watch progress, cancel, resume."""
+"""Runs: compose a sweep, launch it in a background worker, watch progress, cancel, resume.
+
+One live fragment shows the run table and the selected run, both read from the store on every
+tick, so they can never disagree; it polls while any run is active or has a live worker (also
+right after a Resume) and stops by itself when the last one finishes. Buttons are enabled by the
+selected run's state.
+"""
 
 from __future__ import annotations
-
-from urllib.parse import quote
 
 import pandas as pd
 import streamlit as st
 
 from core.model.run import METHODS, PERSONAS, RunOptions
+from core.studio.choices import method_label, offered_benchmarks
 from core.studio.dashboards import OFFLINE_NOTE, md_escape
 from core.studio.dashboards.construction_explorer import benchmarks
 from core.studio.jobs import (
+    RunRow,
     cancel_job,
+    fmt_duration,
     launch_job,
     reconcile,
     resume_job,
@@ -21,6 +28,7 @@ from core.studio.jobs import (
     stop_job,
     worker_log,
 )
+from pages.common.nav import link
 from pages.common.store import get_store
 from pages.common.ui import guarded
 
@@ -29,14 +37,15 @@ st.title("Runs")
 st.caption(
     "A run is a sweep over benchmarks × methods × personas × seeds. It plays in a background "
     "worker process and writes every finished episode to the store; launching the same spec "
-    "again resumes it (finished episodes are skipped)."
+    "again resumes it (finished episodes are skipped). Branches made on the Inspect page are "
+    "runs of their own, listed below the sweeps."
 )
 reconcile(store)
 flash = st.session_state.pop("runs-flash", None)
 if flash:
     st.success(flash)
 
-available = benchmarks(store)
+available = offered_benchmarks(benchmarks(store))
 with st.expander("New run", expanded=not run_rows(store)):
     if not available:
         st.info(
@@ -49,7 +58,11 @@ with st.expander("New run", expanded=not run_rows(store)):
             "Benchmarks", available, default=available[:1], key="runs-benchmarks"
         )
         f_methods = c2.multiselect(
-            "Methods", list(METHODS), default=["B0", "A0"], key="runs-methods"
+            "Methods",
+            list(METHODS),
+            default=["B0", "A0"],
+            format_func=method_label,
+            key="runs-methods",
         )
         f_personas = c3.multiselect(
             "Personas", list(PERSONAS), default=list(PERSONAS), key="runs-personas"
@@ -107,7 +120,6 @@ with st.expander("New run", expanded=not run_rows(store)):
             job = guarded(launch_job, store, spec, options)
             if job is not None:
                 st.session_state["runs-selected"] = job.name
-                st.session_state.setdefault("runs-launched", []).append(job.name)
                 st.success(f"Launched {md_escape(job.name)} in worker process {job.pid}.")
 
 rows = run_rows(store)
@@ -115,100 +127,129 @@ if not rows:
     st.info("No runs yet.")
     st.stop()
 
-poll = "2s" if any(r.active for r in rows) else None
+names = [r.name for r in rows if r.kind != "branch"] or [r.name for r in rows]
+if st.session_state.get("runs-selected") not in [r.name for r in rows]:
+    st.session_state.pop("runs-selected", None)
+picked = st.selectbox("Selected run", names, key="runs-selected")
+polling = any(r.live for r in rows)
 
 
-@st.fragment(run_every=poll)
-def progress_panel() -> None:
-    """Live progress of every run, re-read from the store on each tick."""
-    current = run_rows(store)
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "name": r.name,
-                    "status": r.status,
-                    "progress": r.fraction,
-                    "done": f"{r.completed + r.errors}/{r.total}",
-                    "errors": r.errors,
-                    "agent": r.agent,
-                    "cost $": round(r.cost_usd, 4),
-                    "worker": r.worker if r.pid is None else f"{r.worker} (pid {r.pid})",
-                    "updated": r.updated_at,
-                }
-                for r in current
-            ]
-        ),
-        hide_index=True,
-        key="runs-table",
-        column_config={
-            "progress": st.column_config.ProgressColumn(
-                "progress", min_value=0.0, max_value=1.0, format="percent"
-            )
-        },
+def _table(current: list[RunRow]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "name": r.name,
+                "status": r.status,
+                "progress": r.fraction,
+                "done": f"{r.done}/{r.total}",
+                "errors": r.errors,
+                "rate /min": None if r.rate_per_s is None else round(r.rate_per_s * 60, 1),
+                "ETA": fmt_duration(r.eta_s) if r.eta_s is not None and r.active else "",
+                "agent": r.agent,
+                "cost $": round(r.cost_usd, 4),
+                "worker": r.worker if r.pid is None else f"{r.worker} (pid {r.pid})",
+                "updated": r.updated_at[:19].replace("T", " "),
+            }
+            for r in current
+        ]
     )
-    watched = set(st.session_state.get("runs-launched", []))
-    for r in current:
-        if r.active or r.name in watched:
-            st.progress(
-                r.fraction,
-                text=(
-                    f"{md_escape(r.name)}: {r.status} · {r.completed + r.errors}/{r.total} episodes"
-                ),
+
+
+_PROGRESS = {
+    "progress": st.column_config.ProgressColumn(
+        "progress", min_value=0.0, max_value=1.0, format="percent"
+    )
+}
+
+
+def _actions(row: RunRow) -> None:
+    b1, b2, b3, b4 = st.columns([1, 1, 1, 2])
+    if b1.button(
+        "Cancel",
+        disabled=not row.can_cancel,
+        key="runs-cancel",
+        help="Stop after the episodes in flight; unfinished episodes resume later.",
+    ):
+        status = guarded(cancel_job, store, row.run_id)
+        if status is not None:
+            st.session_state["runs-flash"] = (
+                f"{md_escape(row.name)}: {status} — the worker stops and unfinished "
+                "episodes resume later."
+            )
+            st.rerun(scope="app")
+    if b2.button(
+        "Stop now",
+        disabled=not row.can_stop,
+        key="runs-stop",
+        help="Terminate the worker this studio started (unfinished episodes resume later).",
+    ):
+        if guarded(stop_job, store, row.run_id):
+            st.session_state["runs-flash"] = (
+                f"{md_escape(row.name)}: worker stopped; resume to continue."
+            )
+            st.rerun(scope="app")
+    if b3.button(
+        "Resume",
+        disabled=not row.can_resume,
+        key="runs-resume",
+        help="Play what is left of a failed, cancelled or interrupted sweep.",
+    ):
+        job = guarded(resume_job, store, row.run_id)
+        if job is not None:
+            st.session_state["runs-flash"] = (
+                f"Resumed {md_escape(job.name)} in worker process {job.pid}."
+            )
+            st.rerun(scope="app")
+    with b4:
+        if row.kind == "branch" and row.parent_episode_id:
+            link("inspect", "Open the parent episode", {"episode": row.parent_episode_id})
+        link("grip", "Open in the GRIP dashboard", {"run": row.name}, icon="📊")
+
+
+@st.fragment(run_every="2s" if polling else None)
+def live_panel() -> None:
+    """The run table and the selected run, re-read from the store on every tick."""
+    if polling:
+        reconcile(store)
+    current = run_rows(store)
+    sweeps = [r for r in current if r.kind != "branch"]
+    branches = [r for r in current if r.kind == "branch"]
+    if sweeps:
+        st.dataframe(_table(sweeps), hide_index=True, key="runs-table", column_config=_PROGRESS)
+    if branches:
+        with st.expander(f"Branch runs ({len(branches)})"):
+            st.dataframe(
+                _table(branches), hide_index=True, key="runs-branches", column_config=_PROGRESS
             )
     if any(r.symbolic for r in current):
         st.caption(OFFLINE_NOTE)
 
+    row = next((r for r in current if r.name == picked), None)
+    if row is None:
+        st.info("The selected run is gone.")
+        return
+    with st.container(border=True, key="runs-selected-panel"):
+        st.subheader(md_escape(row.name))
+        m1, m2, m3, m4 = st.columns(4)
+        m1.metric("Status", row.status)
+        m2.metric("Episodes", f"{row.done}/{row.total}")
+        m3.metric("Errors", row.errors)
+        m4.metric("Worker", row.worker)
+        st.progress(row.fraction, text=f"{md_escape(row.name)}: {row.progress_text()}")
+        _actions(row)
+    if polling and not any(r.live for r in current):
+        st.rerun(scope="app")  # the last live run finished: redraw once, then stop polling
 
-progress_panel()
 
-st.subheader("Selected run")
-names = [r.name for r in rows]
-if st.session_state.get("runs-selected") not in names:
-    st.session_state.pop("runs-selected", None)
-picked = st.selectbox("Run", names, key="runs-selected")
-row = next(r for r in rows if r.name == picked)
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("Status", row.status)
-m2.metric("Episodes", f"{row.completed + row.errors}/{row.total}")
-m3.metric("Errors", row.errors)
-m4.metric("Worker", row.worker)
-st.progress(row.fraction, text=f"{row.fraction:.0%}")
+live_panel()
 
-b1, b2, b3, b4 = st.columns(4)
-if b1.button("Cancel", disabled=row.status not in ("pending", "running"), key="runs-cancel"):
-    status = guarded(cancel_job, store, row.run_id)
-    if status is not None:
-        st.session_state["runs-flash"] = (
-            f"{md_escape(row.name)}: {status} — the worker stops and unfinished "
-            "episodes resume later."
-        )
-        st.rerun()
-if b2.button(
-    "Stop now",
-    disabled=row.worker != "alive",
-    key="runs-stop",
-    help="Terminate the worker this studio started (unfinished episodes resume later).",
-):
-    if guarded(stop_job, store, row.run_id):
-        st.session_state["runs-flash"] = (
-            f"{md_escape(row.name)}: worker stopped; resume to continue."
-        )
-        st.rerun()
-if b3.button("Resume", disabled=row.active, key="runs-resume"):
-    job = guarded(resume_job, store, row.run_id)
-    if job is not None:
-        st.session_state["runs-flash"] = (
-            f"Resumed {md_escape(job.name)} in worker process {job.pid}."
-        )
-        st.rerun()
-b4.markdown(f"[Open in the GRIP dashboard](grip?run={quote(row.name, safe='')})")
-
-spec = guarded(run_spec, store, row.run_id)
-if spec is not None:
-    with st.expander("Spec"):
-        st.json(spec.model_dump(mode="json"))
-log = worker_log(store, row.run_id)
+selected = next(r for r in rows if r.name == picked)
+if selected.kind == "sweep":
+    spec = guarded(run_spec, store, selected.run_id)
+    if spec is not None:
+        with st.expander("Spec"):
+            st.json(spec.model_dump(mode="json"))
+log = worker_log(store, selected.run_id)
 if log:
-    with st.expander("Worker log", expanded=row.status == "failed"):
+    with st.expander("Worker log", expanded=selected.status == "failed"):
         st.code(log, language=None)

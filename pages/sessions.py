@@ -21,12 +21,13 @@ from core.studio.study_service import (
     import_sessions,
     list_studies,
     run_sessions_report,
+    session_card,
     session_rows,
     write_sessions_jsonl,
 )
 from core.studio.uploads import MAX_UPLOAD_BYTES, allowed_roots, resolve_import_path, stage_upload
 from pages.common.store import get_store
-from pages.common.studies import distribution_figure, sessions_box_figure
+from pages.common.studies import distribution_figure, sessions_box_figure, transcript_lines
 from pages.common.ui import guarded
 
 store = get_store()
@@ -186,7 +187,8 @@ with tab_list:
         st.caption("No sessions imported yet.")
     else:
         verdicts = verdict_by_session(report) if report is not None else {}
-        st.dataframe(
+        ids = [str(r["session_id"]) for r in rows]
+        event = st.dataframe(
             pd.DataFrame(
                 [
                     {
@@ -202,4 +204,25 @@ with tab_list:
                 ]
             ),
             hide_index=True,
+            key="ses-table",
+            on_select="rerun",
+            selection_mode="single-row",
         )
+        picked_rows = list(event.selection.rows) if event is not None else []
+        if picked_rows and picked_rows[0] < len(ids):
+            st.session_state["ses-open"] = ids[picked_rows[0]]
+        if st.session_state.get("ses-open") not in ids:
+            st.session_state["ses-open"] = ids[0]
+        sid = st.selectbox("Open a session (or click a row)", ids, key="ses-open")
+        card = guarded(session_card, store, sid, blind=False)
+        if card is not None:
+            with st.container(border=True, key="ses-drill"):
+                m1, m2, m3 = st.columns(3)
+                m1.metric("Tool calls", card.n_tool_calls)
+                m2.metric("Platform score", fmt_stat(card.platform_score))
+                m3.metric("Two-judge verdict", verdicts.get(sid, UNDEFINED))
+                if card.metadata:
+                    st.caption(
+                        "Metadata: " + " · ".join(f"{k}: {v}" for k, v in card.metadata.items())
+                    )
+                transcript_lines(card.transcript)

@@ -6,9 +6,11 @@ import streamlit as st
 
 from core.model.sampling import draw_sample
 from core.studio import watch as live
-from core.studio.choices import LADDER, load_personas
+from core.studio.choices import LADDER, load_personas, method_label, offered_benchmarks
 from core.studio.inspector import hidden_truth
 from core.studio.timeline import timeline_points, turn_records
+from core.studio.toolcalls import describe_call
+from pages.common.nav import link
 from pages.common.store import get_store
 from pages.common.ui import guarded
 from pages.common.widgets import patience_meter, timeline_figure
@@ -26,13 +28,20 @@ if not samples:
     st.stop()
 
 watched: list[str] = st.session_state.setdefault("watch_ids", [])
-benchmarks = sorted({r["benchmark"] for r in samples})
+benchmarks = offered_benchmarks(sorted({r["benchmark"] for r in samples}))
+if not benchmarks:
+    st.info("No samples in the store yet: load the bundled data on the Home page first.")
+    st.stop()
 with st.form("watch-start"):
     c = st.columns(5)
     benchmark = c[0].selectbox("Benchmark", benchmarks, key="watch-benchmark")
     persona = c[1].selectbox("Persona", ["(all five)", *load_personas()], key="watch-persona")
     method = c[2].selectbox(
-        "Method", [m for m in LADDER if m != "ORACLE"], index=3, key="watch-method"
+        "Method",
+        [m for m in LADDER if m != "ORACLE"],
+        index=3,
+        format_func=method_label,
+        key="watch-method",
     )
     seed = c[3].number_input("Seed", 0, 10_000, 0, key="watch-seed")
     pace = c[4].slider("Seconds per action", 0.0, 2.0, 0.6, 0.1, key="watch-pace")
@@ -89,7 +98,10 @@ def cards() -> None:
                         + ", ".join(f"−{c['cost']:g} {c['reason']}" for c in charges[-6:])
                     )
                 for r in records[-3:]:
-                    if r.action_text:
+                    if r.tool is not None:
+                        call = describe_call(r.tool, r.tool_args).summary
+                        st.text(f"[{r.turn}] agent used a tool: {call[:160]}")
+                    elif r.action_text:
                         st.text(f"[{r.turn}] agent: {r.action_text[:160]}")
                     if r.reply_text:
                         st.text(f"[{r.turn}] user: {r.reply_text[:160]}")
@@ -100,7 +112,7 @@ def cards() -> None:
                     timeline_figure(timeline_points(events), budget=truth.budget),
                     key=f"watch-timeline-{eid}",
                 )
-            st.markdown(f"[Inspect turn by turn](/inspect?episode={eid})")
+            link("inspect", "Inspect turn by turn", {"episode": eid}, icon="🔍")
 
 
 cards()

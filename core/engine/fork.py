@@ -18,12 +18,15 @@ def fork(
     *,
     method: str | None = None,
     episode_id_new: str | None = None,
+    run_id: str | None = None,
 ) -> str:
     """Copy an episode's events before ``turn`` into a new episode for another agent.
 
     The new episode is linked to its parent (``parent_episode_id``, ``fork_turn``); the next
     agent action it receives is its turn ``turn``. Random streams are keyed by sample and seed,
     so the user behaves identically on the shared prefix and, given the same actions, after it.
+    ``run_id`` files the new episode under another run (a branch is a run of its own); by
+    default it stays in the parent's.
 
     Raises:
         ProtocolError: ``turn`` < 1, or the parent had ended before ``turn``.
@@ -46,6 +49,7 @@ def fork(
             "agent": agent_spec,
             "method": method or agent_spec,
             "created_at": datetime.now(UTC),
+            "run_id": run_id if run_id is not None else parent.run_id,
         }
     )
     log.create_episode(header)

@@ -11,12 +11,12 @@ import random
 from collections.abc import Iterable
 
 
-def draw_sample(sample_ids: Iterable[str], seed: int) -> str:
+def draw_sample(sample_ids: Iterable[str], seed: int | str) -> str:
     """Return the sample id that ``seed`` draws from ``sample_ids``.
 
     Args:
         sample_ids: The candidate ids (any order; duplicates count once).
-        seed: The episode seed.
+        seed: The episode seed (or a string derived from it, for a second, independent draw).
 
     Returns:
         The id that ``random.Random(seed)`` chooses from the sorted, de-duplicated ids.

@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
 from core.errors import ConfigError, NotFoundError
 from core.model.base import Strict
@@ -64,8 +64,9 @@ class PlayUserSurvey(Strict):
     questions_worth_it: int = Field(
         strict=True, ge=1, le=5, description="The agent's questions were worth my patience (1-5)."
     )
-    adapted: Literal["yes", "partly", "no", "my goal did not change"] = Field(
-        description="When my goal changed, the agent adapted."
+    adapted: Literal["yes", "partly", "no", "my goal did not change"] | None = Field(
+        default=None,
+        description="When my goal changed, the agent adapted (asked only after a shift).",
     )
     in_character: int = Field(
         strict=True, ge=1, le=5, description="I could stay in character (1-5)."
@@ -73,6 +74,12 @@ class PlayUserSurvey(Strict):
     comment: str = Field(default="", max_length=10_000, description="Anything else.")
     outcome: str = Field(min_length=1, description="The episode's outcome, as shown.")
     shifts: int = Field(strict=True, ge=0, description="Intent shifts the player saw.")
+
+    @model_validator(mode="after")
+    def _adapted_after_a_shift(self) -> PlayUserSurvey:
+        if self.shifts > 0 and self.adapted is None:
+            raise ValueError("adapted: required when the goal changed during the episode")
+        return self
 
 
 def persona_ids() -> tuple[str, ...]:

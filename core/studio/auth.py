@@ -11,7 +11,13 @@ Credentials file (YAML or JSON)::
       alice: {role: researcher, password: "pbkdf2_sha256$200000$<salt>$<hash>"}
       bob:   {role: annotator,  password: "pbkdf2_sha256$..."}
 
-Create a hash with ``python -m core.studio.auth hash``.
+Create a hash with ``python -m core.studio.auth hash``. The README's "Studio accounts" section
+documents the format for people who run a study.
+
+Header mode trusts a reverse proxy, so :func:`header_identity` checks the proxy first: with a
+shared secret configured, a request must carry it in :data:`PROXY_SECRET_HEADER`; without one,
+identity headers are accepted only from loopback peers and from explicitly trusted proxy
+addresses. Anyone else who can reach the port is refused, whatever headers they send.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ import hmac
 import json
 import os
 import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -136,6 +144,75 @@ def allowed(role: str, page: str) -> bool:
 def pages_for(role: str) -> list[str]:
     """The page ids a role receives, in navigation order."""
     return [p for p in PAGE_MIN_ROLE if allowed(role, p)]
+
+
+PROXY_SECRET_HEADER = "X-Driftbench-Proxy-Secret"
+"""Header a reverse proxy sends with ``DRIFTBENCH_PROXY_SECRET`` in header mode."""
+
+USER_HEADER = "X-Forwarded-User"
+ROLE_HEADER = "X-Forwarded-Role"
+
+
+@dataclass(frozen=True)
+class HeaderDecision:
+    """The outcome of :func:`header_identity`: a person, or why the request is refused."""
+
+    name: str | None = None
+    role: str | None = None
+    refusal: str | None = None
+
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    want = name.lower()
+    for key, value in headers.items():
+        if key.lower() == want:
+            return value
+    return None
+
+
+def header_identity(
+    headers: Mapping[str, str],
+    peer: str | None,
+    *,
+    proxy_secret: str | None,
+    trusted_proxies: Sequence[str],
+    trust_role_header: bool,
+    role_of: Callable[[str], str],
+) -> HeaderDecision:
+    """Decide who a header-mode request is, or refuse it.
+
+    Args:
+        headers: The request headers.
+        peer: The TCP peer address (None = loopback: ``st.context.ip_address``).
+        proxy_secret: The shared secret the proxy must send (None = rely on the peer address).
+        trusted_proxies: Non-loopback peer addresses allowed to send identity headers when no
+            secret is configured.
+        trust_role_header: Honour ``X-Forwarded-Role`` (the proxy strips client copies).
+        role_of: The role of a user name from the credentials file (default annotator).
+
+    Returns:
+        A decision with ``name``/``role`` set, or ``refusal`` set; a request without a user
+        header from a trusted source has neither (nobody signed in yet).
+    """
+    if proxy_secret:
+        sent = _header(headers, PROXY_SECRET_HEADER) or ""
+        if not hmac.compare_digest(sent.encode(), proxy_secret.encode()):
+            return HeaderDecision(
+                refusal="This request did not come through the studio's authenticating proxy."
+            )
+    elif peer is not None and peer not in trusted_proxies:
+        return HeaderDecision(
+            refusal=(
+                "Identity headers are accepted only from the authenticating proxy; this "
+                "connection does not come from it."
+            )
+        )
+    name = (_header(headers, USER_HEADER) or "").strip()
+    if not name:
+        return HeaderDecision()
+    claimed = _header(headers, ROLE_HEADER) if trust_role_header else None
+    role = claimed if claimed in ROLE_RANK else role_of(name)
+    return HeaderDecision(name=name, role=role)
 
 
 def _main(argv: list[str]) -> int:

@@ -121,3 +121,191 @@ def hidden_truth(events: list[Event]) -> HiddenTruth:
         fates=list(first.fates),
         graph_nodes=len(first.graph.nodes),
     )
+
+
+# ------------------------------------------------------------------------------ the log viewer
+TABLE_COLUMNS: tuple[str, ...] = (
+    "episode",
+    "run",
+    "benchmark",
+    "method",
+    "persona",
+    "seed",
+    "outcome",
+    "events",
+    "faults",
+    "branch of",
+    "created",
+)
+"""Columns of the Inspect page's episode table (all text but ``seed`` and ``events``)."""
+
+
+def table_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """:func:`episode_index` rows as the episode table shows them (one type per column).
+
+    Every column holds one type (text, or whole numbers for seed and events), so the table's
+    Arrow conversion never meets a mixed-type column.
+    """
+    out = []
+    for r in rows:
+        out.append(
+            {
+                "episode": str(r["episode_id"]),
+                "run": str(r.get("run") or r.get("run_id") or ""),
+                "benchmark": str(r["benchmark"]),
+                "method": str(r["method"]),
+                "persona": str(r["persona_id"]),
+                "seed": int(r["seed"]),
+                "outcome": str(r.get("outcome") or r.get("status") or ""),
+                "events": int(r.get("n_events") or 0),
+                "faults": str(r.get("fault_types") or "").replace(",", ", "),
+                "branch of": str(r.get("parent_episode_id") or ""),
+                "created": str(r.get("created_at") or "")[:19].replace("T", " "),
+            }
+        )
+    return out
+
+
+def choose_episode(ids: list[str], current: str | None, clicked: str | None) -> str | None:
+    """The episode the Inspect page shows: a click wins, then the current one, then the first.
+
+    The selection follows the filters: when the current episode is filtered out, the first
+    episode of the filtered list is shown (it is never pinned back into the list).
+
+    >>> choose_episode(["a", "b"], "b", None), choose_episode(["a"], "b", None)
+    ('b', 'a')
+    >>> choose_episode(["a", "b"], "a", "b"), choose_episode([], "a", None) is None
+    ('b', True)
+    """
+    if clicked is not None and clicked in ids:
+        return clicked
+    if current is not None and current in ids:
+        return current
+    return ids[0] if ids else None
+
+
+class RevealCondition(StrictMutable):
+    """One condition of the hidden intent, in the host's words."""
+
+    slot: str
+    op: str
+    value: str
+    phrase: str
+
+
+class RevealMask(StrictMutable):
+    """How the opening request treats one slot of the truth."""
+
+    slot: str
+    kind: str
+    fault: str
+    true_value: str
+    stated_value: str
+    surface: str
+    hidden: bool
+
+
+class RevealShift(StrictMutable):
+    """One silent shift: where it fired and what changed."""
+
+    turn: int
+    operator: str
+    delta: str
+    trigger: str
+    to_intent: str
+
+
+class Reveal(StrictMutable):
+    """The researcher reveal as structured fields."""
+
+    query: str
+    faults: list[str]
+    hidden_slots: list[str]
+    persona: str
+    budget: float
+    thresholds: list[float]
+    fates: list[str]
+    mask: list[RevealMask]
+    start_intent: list[RevealCondition]
+    final_intent: list[RevealCondition]
+    shifts: list[RevealShift]
+
+
+def _plain(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_plain(x) for x in v)
+    return str(v)
+
+
+def reveal(events: list[Event], world: Any | None = None) -> Reveal:
+    """The researcher reveal of an episode: request, faults, mask, hidden intents, shifts.
+
+    Args:
+        events: The episode's events (the first is ``episode_started``).
+        world: The host world (its ``phrase`` words each condition); None = ``slot op value``.
+    """
+    from core.model.events import ShiftFired
+
+    first = events[0]
+    if not isinstance(first, EpisodeStarted):
+        raise ValueError("episode log does not start with episode_started")
+    s = first.sample
+    graph = first.graph
+    hidden = set(s.hidden_slots)
+
+    def conditions(intent_id: str) -> list[RevealCondition]:
+        intent = graph.node(intent_id)
+        out = []
+        for c in intent.conditions:
+            try:
+                phrase = world.phrase(c) if world is not None else ""
+            except Exception:  # noqa: BLE001 - a host that cannot word a condition
+                phrase = ""
+            out.append(
+                RevealCondition(
+                    slot=c.slot,
+                    op=str(c.op),
+                    value=_plain(c.value),
+                    phrase=phrase or f"{c.slot} {c.op} {_plain(c.value)}",
+                )
+            )
+        return out
+
+    shifts = [
+        RevealShift(
+            turn=ev.turn,
+            operator=str(ev.edge.operator),
+            delta=_plain(ev.edge.delta),
+            trigger="after an agent question" if ev.trigger else "scheduled",
+            to_intent=ev.edge.dst,
+        )
+        for ev in events
+        if isinstance(ev, ShiftFired)
+    ]
+    final = shifts[-1].to_intent if shifts else s.root_intent_id
+    return Reveal(
+        query=s.query,
+        faults=[str(f) for f in s.faults],
+        hidden_slots=list(s.hidden_slots),
+        persona=first.persona.id,
+        budget=first.budget,
+        thresholds=list(first.thresholds),
+        fates=["fires" if f else "skipped" for f in first.fates],
+        mask=[
+            RevealMask(
+                slot=m.slot,
+                kind=str(getattr(m.kind, "value", m.kind)),
+                fault=str(m.fault.value) if m.fault else "",
+                true_value=_plain(m.true_value),
+                stated_value=_plain(m.stated_value),
+                surface=m.surface or "",
+                hidden=m.slot in hidden,
+            )
+            for m in s.mask
+        ],
+        start_intent=conditions(s.root_intent_id),
+        final_intent=conditions(final) if shifts else [],
+        shifts=shifts,
+    )

@@ -17,7 +17,12 @@ This module adds what a page needs on top of that:
 * a hard stop that terminates only that recorded worker's process group.
 
 Runs launched elsewhere (the CLI) have no job record: their worker is "unknown" and is never
-signalled.
+signalled. Branch runs (:mod:`core.studio.branches`) are listed too, with the state of their one
+episode; they are never cancelled or resumed as sweeps.
+
+What the Runs page may offer follows from a row's state (:meth:`RunRow.can_cancel`,
+:meth:`RunRow.can_resume`, :meth:`RunRow.can_stop`), and its progress line carries a rate and an
+ETA measured since the worker started (:func:`progress_rate`).
 """
 
 from __future__ import annotations
@@ -41,11 +46,16 @@ from core.model.run import (
     is_symbolic_agent,
 )
 from core.store import Store, utcnow
+from core.studio.branches import branch_spec, sync_branch_runs
 
 ACTIVE = frozenset({"pending", "running", "cancelling"})
 """Run statuses during which a worker should be alive."""
 
+RESUMABLE = frozenset({"failed", "cancelled", "interrupted"})
+"""Run statuses a sweep can be resumed from (a completed run has nothing left to do)."""
+
 Worker = Literal["alive", "exited", "unknown"]
+RunKind = Literal["sweep", "branch", "imported"]
 
 Launcher = Callable[[Path, RunSpec, RunOptions | None], int]
 """``(store_path, spec, options) -> pid``; :func:`logged_launch` by default."""
@@ -59,6 +69,7 @@ class Job(Strict):
     pid: int
     start_ticks: int | None = None
     started_at: str
+    done_at_start: int | None = None
 
 
 class RunRow(Strict):
@@ -77,11 +88,105 @@ class RunRow(Strict):
     updated_at: str
     pid: int | None = None
     worker: Worker = "unknown"
+    kind: RunKind = "sweep"
+    parent_episode_id: str | None = None
+    created_at: str = ""
+    rate_per_s: float | None = None
+    eta_s: float | None = None
 
     @property
     def active(self) -> bool:
         """Whether the run is pending, running or cancelling."""
         return self.status in ACTIVE
+
+    @property
+    def done(self) -> int:
+        """Episodes finished (completed or errored)."""
+        return self.completed + self.errors
+
+    @property
+    def live(self) -> bool:
+        """Whether the page should keep polling this run (active, or its worker still runs)."""
+        return self.active or self.worker == "alive"
+
+    @property
+    def can_cancel(self) -> bool:
+        """A sweep that is pending or running can be asked to stop."""
+        return self.kind == "sweep" and self.status in ("pending", "running")
+
+    @property
+    def can_stop(self) -> bool:
+        """Only a worker this studio started and that still runs can be terminated."""
+        return self.kind == "sweep" and self.worker == "alive"
+
+    @property
+    def can_resume(self) -> bool:
+        """A sweep that failed, was cancelled or interrupted, and has no live worker."""
+        return self.kind == "sweep" and self.status in RESUMABLE and self.worker != "alive"
+
+    def progress_text(self) -> str:
+        """``status · done/total · rate · ETA`` for the progress bar."""
+        parts = [self.status, f"{self.done}/{self.total} episodes"]
+        if self.rate_per_s:
+            per_min = self.rate_per_s * 60
+            parts.append(f"{per_min:.1f}/min" if per_min < 100 else f"{per_min:.0f}/min")
+        if self.eta_s is not None and self.active:
+            parts.append(f"ETA {fmt_duration(self.eta_s)}")
+        if self.errors:
+            parts.append(f"{self.errors} errors")
+        return " · ".join(parts)
+
+
+def fmt_duration(seconds: float) -> str:
+    """``42 s``, ``3 min 05 s``, ``2 h 07 min``."""
+    s = max(0, int(round(seconds)))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+def _seconds(stamp: str | None) -> float | None:
+    from datetime import datetime
+
+    if not stamp:
+        return None
+    try:
+        return datetime.fromisoformat(str(stamp)).timestamp()
+    except ValueError:
+        return None
+
+
+def progress_rate(
+    *,
+    done: int,
+    total: int,
+    active: bool,
+    now: float,
+    job: Job | None,
+    created_at: str | None,
+    updated_at: str | None,
+) -> tuple[float | None, float | None]:
+    """Episodes per second since the worker started, and the seconds left at that rate.
+
+    With a job record (a studio launch) the rate counts the episodes finished since that
+    launch (a resumed run does not claim the earlier episodes); otherwise it is the run's
+    average between its creation and its last update. Unknown → (None, None).
+    """
+    if job is not None and job.done_at_start is not None:
+        start = _seconds(job.started_at)
+        gained = done - job.done_at_start
+        end = now if active else (_seconds(updated_at) or now)
+    else:
+        start = _seconds(created_at)
+        gained = done
+        end = now if active else (_seconds(updated_at) or now)
+    if start is None or gained <= 0 or end <= start:
+        return None, None
+    rate = gained / (end - start)
+    eta = (total - done) / rate if active and total > done else None
+    return rate, eta
 
 
 # ---------------------------------------------------------------------------------- specs
@@ -272,8 +377,18 @@ def launch_job(
     state, _ = worker_state(store, run_id)
     if state == "alive":
         raise ConfigError(f"run {name!r} is already running", file="run form", field="name")
+    before = store.conn.execute(
+        "SELECT completed + errors FROM runs WHERE run_id=?", (run_id,)
+    ).fetchone()
     pid = (launcher or logged_launch)(Path(store.path), spec, options)
-    job = Job(run_id=run_id, name=name, pid=pid, start_ticks=start_ticks(pid), started_at=utcnow())
+    job = Job(
+        run_id=run_id,
+        name=name,
+        pid=pid,
+        start_ticks=start_ticks(pid),
+        started_at=utcnow(),
+        done_at_start=int(before[0]) if before else 0,
+    )
     _write_job(store, job)
     return job
 
@@ -350,6 +465,7 @@ def reconcile(store: Store) -> list[str]:
     Returns:
         The run ids changed.
     """
+    sync_branch_runs(store)
     changed = []
     for r in store.list_runs():
         if r["status"] not in ACTIVE:
@@ -369,15 +485,29 @@ def reconcile(store: Store) -> list[str]:
 # ---------------------------------------------------------------------------------- views
 def run_rows(store: Store) -> list[RunRow]:
     """Every run with progress and its worker's state, newest first."""
+    now = time.time()
     cur = store.conn.execute(
-        "SELECT run_id, name, status, total, completed, errors, cost_usd, spec, updated_at "
-        "FROM runs ORDER BY created_at DESC, name"
+        "SELECT run_id, name, status, total, completed, errors, cost_usd, spec, updated_at, "
+        "created_at FROM runs ORDER BY created_at DESC, name"
     )
     out = []
-    for run_id, name, status, total, completed, errors, cost, spec, updated in cur.fetchall():
+    for row in cur.fetchall():
+        run_id, name, status, total, completed, errors, cost, spec, updated, created = row
+        branch = branch_spec(spec)
+        kind: RunKind = "branch" if branch else ("sweep" if _is_run_spec(spec) else "imported")
         agent = agent_of_spec_json(spec)
         worker, pid = worker_state(store, run_id)
         t = int(total)
+        done = int(completed) + int(errors)
+        rate, eta = progress_rate(
+            done=done,
+            total=t,
+            active=status in ACTIVE,
+            now=now,
+            job=read_job(store, run_id),
+            created_at=created,
+            updated_at=updated,
+        )
         out.append(
             RunRow(
                 run_id=run_id,
@@ -387,15 +517,28 @@ def run_rows(store: Store) -> list[RunRow]:
                 completed=int(completed),
                 errors=int(errors),
                 cost_usd=float(cost or 0.0),
-                fraction=min(1.0, (int(completed) + int(errors)) / t) if t else 0.0,
+                fraction=min(1.0, done / t) if t else 0.0,
                 agent=agent,
                 symbolic=is_symbolic_agent(agent),
                 updated_at=updated,
                 pid=pid,
                 worker=worker,
+                kind=kind,
+                parent_episode_id=(branch or {}).get("parent_episode_id"),
+                created_at=created,
+                rate_per_s=rate,
+                eta_s=eta,
             )
         )
     return out
+
+
+def _is_run_spec(spec_json: str) -> bool:
+    try:
+        RunSpec.model_validate_json(spec_json)
+    except ValidationError:
+        return False
+    return True
 
 
 def run_spec(store: Store, run: str) -> RunSpec:

@@ -19,7 +19,12 @@ SURVEY_KIND = "play_user_survey"
 
 
 def save_play_survey(
-    store: Store, *, annotator: str, episode_id: str, answers: Mapping[str, Any]
+    store: Store,
+    *,
+    annotator: str,
+    episode_id: str,
+    answers: Mapping[str, Any],
+    study_id: str | None = None,
 ) -> int:
     """Validate and store one player's survey of an episode; return the label's id.
 
@@ -27,7 +32,9 @@ def save_play_survey(
         store: The open store.
         annotator: The person who played (and now rates) the episode.
         episode_id: The episode they played.
-        answers: The survey's fields (see :class:`~core.studies.labels.PlayUserSurvey`).
+        answers: The survey's fields (see :class:`~core.studies.labels.PlayUserSurvey`); the
+            shift question is answered only when a shift happened.
+        study_id: The study whose play assignment the episode fulfils, if any.
 
     Returns:
         The new ``annotation_id``.
@@ -42,6 +49,7 @@ def save_play_survey(
         target_id=episode_id,
         label_kind=SURVEY_KIND,
         value=dict(answers),
+        study_id=study_id,
     )
 
 

@@ -23,7 +23,7 @@ Everything here is pure engine code (no streamlit). It covers:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -57,6 +57,14 @@ from core.protocol.state import EpisodeState, evolve
 from core.protocol.views import agent_view as build_agent_view
 from core.runner.plan import SampleSource, literal_intent
 from core.store import Store
+from core.studio.plainwords import plain_reason
+from core.studio.plays import (
+    blind_conflict,
+    blocked_samples,
+    is_playable,
+    record_play,
+)
+from core.studio.plays import play_owner as plays_owner
 
 PLAY_BENCHMARKS: tuple[str, ...] = ("webshop", "tau2_retail", "tau2_airline", "mock")
 """Benchmarks a person can play."""
@@ -87,20 +95,70 @@ def sample_choices(store: Any, benchmark: str) -> list[SampleChoice]:
     return [SampleChoice(sample_id=i, benchmark=benchmark) for i in ids]
 
 
-def choose_sample(store: Any, benchmark: str, sample_id: str | None, seed: int) -> str:
-    """Return ``sample_id``, or the sample ``seed`` draws (``draw_sample``).
+def choose_sample(
+    store: Any,
+    benchmark: str,
+    sample_id: str | None,
+    seed: int,
+    *,
+    role: Literal["user", "agent"] = "user",
+    blocked: Collection[str] = (),
+) -> str:
+    """Return ``sample_id``, or a sample drawn from ``seed`` when it is None.
+
+    The two play pages never draw the same sample for the same benchmark and seed: the user
+    page draws ``random.Random(seed)``'s pick, the agent page draws among the other samples.
+    ``blocked`` samples (see :func:`core.studio.plays.blocked_samples`) are never drawn.
 
     Raises:
-        ConfigError: No samples for ``benchmark``, or an unknown sample id.
+        ConfigError: No samples for ``benchmark``, an unknown sample id, or every sample is
+            blocked.
     """
     ids = [c.sample_id for c in sample_choices(store, benchmark)]
     if not ids:
         raise ConfigError(f"no samples for {benchmark}; run 'driftbench init'", field="benchmark")
-    if sample_id is None:
-        return draw_sample(ids, seed)
-    if sample_id not in ids:
-        raise ConfigError(f"no sample {sample_id!r} in {benchmark}", field="sample_id")
-    return sample_id
+    if sample_id is not None:
+        if sample_id not in ids:
+            raise ConfigError(f"no sample {sample_id!r} in {benchmark}", field="sample_id")
+        return sample_id
+    user_pick = draw_sample(ids, seed)
+    if role == "user" and user_pick not in blocked:
+        return user_pick
+    agent_pool = [i for i in ids if i != user_pick] or ids
+    agent_pick = draw_sample(agent_pool, f"agent:{seed}")
+    if role == "agent" and agent_pick not in blocked:
+        return agent_pick
+    taken = {user_pick if role == "agent" else agent_pick}
+    pool = [i for i in ids if i not in blocked and i not in taken]
+    if not pool:
+        raise ConfigError(
+            f"every {benchmark} sample is blocked for you in this role", field="sample_id"
+        )
+    return draw_sample(pool, f"{role}:{seed}:alt")
+
+
+def world_for(log: EventLog, episode_id: str) -> HostWorld:
+    """The host world an episode runs on (the world its sample was built on)."""
+    store = log if isinstance(log, Store) else None
+    return episode_world_loader(store, log, episode_id)(log.header(episode_id).benchmark)
+
+
+def _check_blind(
+    store: Any, player: str | None, sample_id: str, role: Literal["user", "agent"], strict: bool
+) -> None:
+    if player is None or not isinstance(store, Store):
+        return
+    reason = blind_conflict(store, player, sample_id, role, strict=strict)
+    if reason is not None:
+        raise ConfigError(reason, field="sample_id")
+
+
+def _blocked(
+    store: Any, player: str | None, role: Literal["user", "agent"], strict: bool
+) -> set[str]:
+    if player is None or not isinstance(store, Store):
+        return set()
+    return blocked_samples(store, player, role, strict=strict)
 
 
 def _sample_and_graph(store: Any, benchmark: str, sample_id: str) -> tuple[Any, Any, WorldLoader]:
@@ -145,6 +203,9 @@ def start_agent_play(
     seed: int,
     show_patience: bool = False,
     player: str | None = None,
+    strict: bool = False,
+    study_id: str | None = None,
+    assignment_id: int | None = None,
 ) -> str:
     """Start an episode in which a person plays the agent against the simulated user.
 
@@ -158,13 +219,28 @@ def start_agent_play(
         persona: Persona id of the simulated user.
         seed: Episode seed.
         show_patience: The study condition: whether the agent sees the patience meter.
-        player: Who plays (recorded so their later labels on it count as self-played and the
-            Home page can offer to resume it).
+        player: Who plays (recorded: the episode is theirs alone, their later labels on it
+            count as self-played and the Home page can offer to resume it).
+        strict: Hold ``player`` to their own history too (annotators): no sample they played
+            as the user (see :func:`core.studio.plays.blind_conflict`).
+        study_id: The study this play belongs to.
+        assignment_id: The study assignment it fulfils (done when the episode ends).
 
     Returns:
         The episode id.
+
+    Raises:
+        ConfigError: Unknown benchmark or sample, or a sample ``player`` may not play blind.
     """
-    sid = choose_sample(store, benchmark, sample_id, seed)
+    sid = choose_sample(
+        store,
+        benchmark,
+        sample_id,
+        seed,
+        role="agent",
+        blocked=_blocked(store, player, "agent", strict),
+    )
+    _check_blind(store, player, sid, "agent", strict)
     sample, graph, loader = _sample_and_graph(store, benchmark, sid)
     eid = episode.start(
         store,
@@ -179,7 +255,7 @@ def start_agent_play(
         world_loader=loader,
     )
     _remember(eid, loader(benchmark))
-    _record(store, player, eid, sid, "play_agent")
+    _record(store, player, eid, sid, "agent", study_id, assignment_id)
     return eid
 
 
@@ -193,6 +269,9 @@ def start_user_play(
     method: str = "A2",
     model: str | None = None,
     player: str | None = None,
+    strict: bool = False,
+    study_id: str | None = None,
+    assignment_id: int | None = None,
 ) -> str:
     """Start an episode in which a person plays the user against an agent.
 
@@ -205,9 +284,16 @@ def start_user_play(
         method: Ladder method of the agent (see :data:`USER_PLAY_METHODS`).
         model: LLM model spec; None = the symbolic policy.
         player: Who plays the user (see :func:`start_agent_play`).
+        strict: No sample ``player`` played as the agent (annotators).
+        study_id: The study this play belongs to.
+        assignment_id: The study assignment it fulfils.
 
     Returns:
         The episode id.
+
+    Raises:
+        ConfigError: Unknown benchmark, sample or method, or a sample ``player`` may not see
+            from the user's side (they are assigned to play, or played, its agent).
     """
     spec = method_spec(method)
     if spec.id not in USER_PLAY_METHODS:
@@ -215,7 +301,15 @@ def start_user_play(
             f"method {method!r} cannot face a human user; use one of {USER_PLAY_METHODS}",
             field="method",
         )
-    sid = choose_sample(store, benchmark, sample_id, seed)
+    sid = choose_sample(
+        store,
+        benchmark,
+        sample_id,
+        seed,
+        role="user",
+        blocked=_blocked(store, player, "user", strict),
+    )
+    _check_blind(store, player, sid, "user", strict)
     sample, graph, loader = _sample_and_graph(store, benchmark, sid)
     eid = episode.start(
         store,
@@ -229,25 +323,45 @@ def start_user_play(
         world_loader=loader,
     )
     _remember(eid, loader(benchmark))
-    _record(store, player, eid, sid, "play_user")
+    _record(store, player, eid, sid, "user", study_id, assignment_id)
     return eid
 
 
-def _record(store: Any, player: str | None, episode_id: str, sample_id: str, role: str) -> None:
-    """Record who plays an episode (studies' self-play bookkeeping and Home resume links)."""
+def _record(
+    store: Any,
+    player: str | None,
+    episode_id: str,
+    sample_id: str,
+    role: Literal["user", "agent"],
+    study_id: str | None = None,
+    assignment_id: int | None = None,
+) -> None:
+    """Record who plays an episode (ownership, self-play bookkeeping, Home resume links)."""
     if player is None or not isinstance(store, Store):
         return
-    from core.studies import record_play
+    record_play(
+        store,
+        player=player,
+        episode_id=episode_id,
+        sample_id=sample_id,
+        role=role,
+        study_id=study_id,
+        assignment_id=assignment_id,
+    )
 
-    record_play(store, annotator=player, episode_id=episode_id, sample_id=sample_id, role=role)  # type: ignore[arg-type]
+
+def claim_episode(
+    store: Store, episode_id: str, player: str, role: Literal["user", "agent"]
+) -> None:
+    """Record ``player`` as the one who plays an episode made for a person (e.g. a branch)."""
+    header = store.header(episode_id)
+    if plays_owner(store, episode_id) is None:
+        _record(store, player, episode_id, header.sample_id, role)
 
 
 def playable(store: Any, episode_id: str, role: Literal["user", "agent"]) -> bool:
     """Whether ``episode_id`` exists and was started for a person playing ``role``."""
-    if not episode_id or not store.episode_exists(episode_id):
-        return False
-    header = store.header(episode_id)
-    return bool(header.user_voice == HUMAN if role == "user" else header.agent == HUMAN)
+    return is_playable(store, episode_id, role)
 
 
 # ------------------------------------------------------------------ agent rebuild (replay)
@@ -366,7 +480,8 @@ class VerdictLine(Strict):
 
     turn: int
     accepted: bool
-    reason: str
+    reason: str = Field(description="The host's reason code (researchers only).")
+    plain: str = Field(default="", description="The verdict in plain words (what people see).")
     score: float | None = None
     via: str
 
@@ -426,7 +541,12 @@ def user_play_view(log: EventLog, episode_id: str) -> UserPlayView:
         elif isinstance(ev, ProposalJudged):
             verdicts.append(
                 VerdictLine(
-                    turn=ev.turn, accepted=ev.accepted, reason=ev.reason, score=ev.score, via=ev.via
+                    turn=ev.turn,
+                    accepted=ev.accepted,
+                    reason=ev.reason,
+                    plain=plain_reason(ev.reason, accepted=ev.accepted),
+                    score=ev.score,
+                    via=ev.via,
                 )
             )
         elif isinstance(ev, ShiftFired):

@@ -27,7 +27,7 @@ from core.studies import (
     study_progress,
     study_realism_report,
 )
-from core.studies.item_view import TranscriptLine
+from core.studies.item_view import TranscriptLine, session_card
 from core.studies.labels import APPLIES_TO, SEVERITIES, WHO_VALUES
 from core.studies.sessions import (
     ImportResult,
@@ -59,6 +59,7 @@ __all__ = [
     "list_studies",
     "open_next",
     "run_sessions_report",
+    "session_card",
     "session_rows",
     "set_assignment_status",
     "set_study_status",

@@ -55,6 +55,8 @@ class TurnRecord(StrictMutable):
     patience_after: float | None = None
     action_kind: str = ""
     action_text: str = ""
+    tool: str | None = Field(default=None, description="The tool of a tool call.")
+    tool_args: dict[str, Any] = Field(default_factory=dict, description="Its arguments.")
     asked_slots: list[str] = Field(default_factory=list)
     reply_kind: str | None = None
     reply_text: str | None = None
@@ -116,6 +118,8 @@ def turn_records(events: Sequence[Event]) -> list[TurnRecord]:
         elif isinstance(ev, AgentActed):
             r.action_kind, r.action_text = _action_text(ev)
             r.asked_slots = list(ev.asked_slots)
+            if ev.action.kind == "env":
+                r.tool, r.tool_args = ev.action.action.tool, dict(ev.action.action.args)
         elif isinstance(ev, UserReplied):
             r.reply_kind, r.reply_text = ev.reply_kind, ev.text
             r.disclosures += [d.model_dump(mode="json") for d in ev.disclosures]

@@ -3,8 +3,9 @@
 A watched episode is created in the caller's process (so a page can show it at once) and then
 driven by a detached worker process that writes every event to the store as it happens, pacing
 agent actions so a person can follow them. Pages only poll the store; they never run the loop.
-A *branch* forks an episode at a turn (:func:`core.engine.episode.fork`) and continues it with
-another method the same way, or leaves it for a person to take over as the agent.
+A *branch* forks an episode at a turn (:func:`core.engine.episode.fork`) into a run of its own
+and continues it with another method the same way, or leaves it for a person to take over as
+the agent.
 
 The worker plays the episode through the one episode driver (:func:`core.engine.episode.run`,
 paced), so an agent that raises ends the episode with its error recorded (outcome ERROR, reason
@@ -170,11 +171,15 @@ def spawn_driver(store_path: Path, episode_id: str, *, pace_s: float = 0.5) -> i
 def branch(store: Store, episode_id: str, turn: int, method: str) -> str:
     """Fork ``episode_id`` before ``turn`` for ``method`` (``human`` = a person takes over).
 
+    The branch is a run of its own (:mod:`core.studio.branches`), linked to its parent episode
+    and never counted in the parent run's results.
+
     Returns:
         The new episode's id; drive it with :func:`spawn_driver` unless a person plays it.
     """
-    agent = HUMAN if method == HUMAN else "symbolic"
-    return episode.fork(store, episode_id, turn, agent, method=method)
+    from core.studio.branches import create_branch
+
+    return create_branch(store, episode_id, turn, method)
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:

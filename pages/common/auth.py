@@ -1,14 +1,17 @@
 """The auth seam: who is using the studio and which role they have.
 
-Mode (``DRIFTBENCH_AUTH``):
+Mode (``DRIFTBENCH_AUTH``, parsed with every other studio variable in ``core.studio.env``):
 
 - ``none`` — local single user with the admin role (the default);
-- ``password`` — accounts in the hashed credentials file ``DRIFTBENCH_CREDENTIALS``;
+- ``password`` — accounts in the hashed credentials file ``DRIFTBENCH_CREDENTIALS``. A sign-in
+  issues a signed, expiring token (``core.studio.session_token``) that the browser keeps in a
+  cookie, so a reload, a deep link or a second tab stays signed in; signing out revokes it;
 - ``oidc`` — ``st.login`` with an OIDC provider configured in ``.streamlit/secrets.toml``;
   roles come from the credentials file keyed by e-mail (default annotator);
-- ``header`` — behind a trusted reverse proxy that sets ``X-Forwarded-User``. The role comes
-  from the credentials file (default annotator); ``X-Forwarded-Role`` is honoured only when
-  ``DRIFTBENCH_TRUST_ROLE_HEADER=1`` says the proxy strips any client-sent copy of it.
+- ``header`` — behind a reverse proxy that sets ``X-Forwarded-User``. Requests must carry the
+  proxy's shared secret (``DRIFTBENCH_PROXY_SECRET``) or come from loopback or a declared proxy
+  address (``DRIFTBENCH_TRUSTED_PROXIES``); the role comes from the credentials file (default
+  annotator) unless ``DRIFTBENCH_TRUST_ROLE_HEADER=1`` says the proxy sets ``X-Forwarded-Role``.
 
 Pages read :func:`current_user`; none of them knows the mode.
 """
@@ -16,14 +19,32 @@ Pages read :func:`current_user`; none of them knows the mode.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
-from core.studio.auth import Credentials, authenticate, load_credentials
-from core.studio.environment import settings
+from core.studio.auth import Credentials, authenticate, header_identity, load_credentials
+from core.studio.env import StudioEnv, studio_env
+from core.studio.session_token import (
+    COOKIE_NAME,
+    Claims,
+    Revocations,
+    account_binding,
+    clear_cookie_script,
+    issue,
+    load_secret,
+    set_cookie_script,
+    verify,
+)
 from core.studio.signin_throttle import SignInThrottle
+
+_STATE_USER = "auth_user"
+_STATE_CLAIMS = "auth_claims"
+_STATE_SET_COOKIE = "auth_set_cookie"
+_STATE_CLEAR_COOKIE = "auth_clear_cookie"
+_STATE_REFUSAL = "auth_refusal"
 
 
 @dataclass(frozen=True)
@@ -32,6 +53,11 @@ class User:
 
     name: str
     role: str
+
+
+def settings() -> StudioEnv:
+    """The studio's parsed environment (see ``core.studio.env``)."""
+    return studio_env()
 
 
 def auth_mode() -> str:
@@ -50,6 +76,16 @@ def throttle() -> SignInThrottle:
     return SignInThrottle()
 
 
+@st.cache_resource(show_spinner=False)
+def _revocations(path: str) -> Revocations:
+    return Revocations(Path(path))
+
+
+@st.cache_resource(show_spinner=False)
+def _secret(configured: str | None, path: str) -> bytes:
+    return load_secret(configured, Path(path))
+
+
 def credentials() -> Credentials | None:
     """Return the credentials file's accounts, if one is configured."""
     path = settings().credentials
@@ -65,22 +101,89 @@ def _role_from_file(name: str, default: str = "annotator") -> str:
     return default
 
 
+# -- what the browser sent (functions so tests can stand in for a browser) ---------------------
+def request_cookies() -> Mapping[str, str]:
+    """Cookies of the request that opened this session."""
+    return dict(st.context.cookies)
+
+
+def request_headers() -> Mapping[str, str]:
+    """Headers of the request that opened this session."""
+    return dict(st.context.headers)
+
+
+def request_peer() -> str | None:
+    """The connection's peer address (None = loopback, as ``st.context.ip_address``)."""
+    return st.context.ip_address
+
+
+# -- password-mode sessions ----------------------------------------------------------------------
+def _binding(name: str) -> str | None:
+    creds = credentials()
+    account = creds.users.get(name) if creds else None
+    return account_binding(account.password, account.role) if account else None
+
+
+def _session_from_cookie(env: StudioEnv) -> User | None:
+    token = request_cookies().get(COOKIE_NAME)
+    if not token:
+        return None
+    revocations = _revocations(str(env.revocations_file))
+    claims = verify(
+        token,
+        _secret(env.session_secret, str(env.session_secret_file)),
+        _binding,
+        revoked=revocations.is_revoked,
+    )
+    if claims is None:
+        return None
+    user = User(name=claims.user, role=_role_from_file(claims.user))
+    st.session_state[_STATE_USER] = {"name": user.name, "role": user.role}
+    st.session_state[_STATE_CLAIMS] = claims
+    return user
+
+
+def _password_user(env: StudioEnv) -> User | None:
+    data = st.session_state.get(_STATE_USER)
+    if data:
+        claims = st.session_state.get(_STATE_CLAIMS)
+        if isinstance(claims, Claims):
+            import time
+
+            gone = claims.expires_at <= time.time() or _revocations(
+                str(env.revocations_file)
+            ).is_revoked(claims.nonce)
+            if gone or _binding(claims.user) is None:  # expired, signed out elsewhere, removed
+                st.session_state.pop(_STATE_USER, None)
+                st.session_state.pop(_STATE_CLAIMS, None)
+                return None
+        return User(**data)
+    if st.session_state.get(_STATE_CLEAR_COOKIE):
+        return None  # just signed out: the old cookie of this session's request is dead
+    return _session_from_cookie(env)
+
+
 def current_user() -> User | None:
     """Return the current user, or None when nobody is signed in yet."""
-    mode = auth_mode()
+    env = settings()
+    mode = env.auth
     if mode == "none":
         return User(name=os.environ.get("USER", "local"), role="admin")
     if mode == "password":
-        data = st.session_state.get("auth_user")
-        return User(**data) if data else None
+        return _password_user(env)
     if mode == "header":
-        headers = st.context.headers
-        name = headers.get("X-Forwarded-User")
-        if not name:
+        decision = header_identity(
+            request_headers(),
+            request_peer(),
+            proxy_secret=env.proxy_secret,
+            trusted_proxies=env.trusted_proxies,
+            trust_role_header=env.trust_role_header,
+            role_of=_role_from_file,
+        )
+        st.session_state[_STATE_REFUSAL] = decision.refusal
+        if decision.name is None or decision.role is None:
             return None
-        trusted = settings().trust_role_header
-        role = headers.get("X-Forwarded-Role") if trusted else None
-        return User(name=name, role=role or _role_from_file(name))
+        return User(name=decision.name, role=decision.role)
     if mode == "oidc":
         if not st.user.is_logged_in:
             return None
@@ -89,15 +192,55 @@ def current_user() -> User | None:
     raise RuntimeError(f"unknown DRIFTBENCH_AUTH mode '{mode}'")
 
 
+def can_sign_out() -> bool:
+    """Whether this mode has a sign-out (password and OIDC)."""
+    return auth_mode() in ("password", "oidc")
+
+
+def cookie_scripts() -> None:
+    """Render the pending set/clear-cookie script of this session (password mode).
+
+    Called by ``app.py`` on every run: the browser runs a script once per page load, and the
+    element stays the same between reruns.
+    """
+    token = st.session_state.get(_STATE_SET_COOKIE)
+    if token:
+        st.html(set_cookie_script(token, settings().session_ttl_s), unsafe_allow_javascript=True)
+    elif st.session_state.get(_STATE_CLEAR_COOKIE):
+        st.html(clear_cookie_script(), unsafe_allow_javascript=True)
+
+
+def _signed_in(name: str, role: str) -> None:
+    env = settings()
+    binding = _binding(name)
+    st.session_state[_STATE_USER] = {"name": name, "role": role}
+    st.session_state.pop(_STATE_CLEAR_COOKIE, None)
+    if binding is None:
+        return
+    token, claims = issue(
+        name,
+        binding,
+        _secret(env.session_secret, str(env.session_secret_file)),
+        ttl_s=env.session_ttl_s,
+    )
+    st.session_state[_STATE_CLAIMS] = claims
+    st.session_state[_STATE_SET_COOKIE] = token
+
+
 def login_page() -> None:
-    """Render the sign-in form for the configured mode."""
+    """Render the sign-in form for the configured mode.
+
+    It is served at the URL the person asked for (``app.py`` routes every page path here while
+    nobody is signed in), so the page and its query parameters are still there after signing in.
+    """
     st.title("Sign in to Drift-Bench++ Studio")
     mode = auth_mode()
     if mode == "oidc":
         st.button("Sign in with your identity provider", on_click=st.login, type="primary")
         return
     if mode == "header":
-        st.error("This studio expects a reverse proxy to identify you (X-Forwarded-User).")
+        refusal = st.session_state.get(_STATE_REFUSAL)
+        st.error(refusal or "This studio expects its reverse proxy to identify you.")
         return
     creds = credentials()
     if creds is None:
@@ -122,12 +265,17 @@ def login_page() -> None:
             )
         else:
             guard.succeeded(name)
-            st.session_state["auth_user"] = {"name": name, "role": role}
+            _signed_in(name, role)
             st.rerun()
 
 
 def logout() -> None:
-    """Sign the current user out (password and OIDC modes)."""
+    """Sign the current user out (password and OIDC modes); the cookie is revoked and cleared."""
     if auth_mode() == "oidc":
         st.logout()
-    st.session_state.pop("auth_user", None)
+    claims = st.session_state.pop(_STATE_CLAIMS, None)
+    if isinstance(claims, Claims):
+        _revocations(str(settings().revocations_file)).revoke(claims)
+    st.session_state.pop(_STATE_USER, None)
+    st.session_state.pop(_STATE_SET_COOKIE, None)
+    st.session_state[_STATE_CLEAR_COOKIE] = True

@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 
 from core.studio.dashboards import UNDEFINED, fmt, scale_of
 
+# One palette for personas, shared by every chart.
 PERSONA_COLOURS: dict[str, str] = {
     "rational": "#2f6f8f",
     "dependent": "#7b5ea7",
@@ -25,16 +26,16 @@ PERSONA_COLOURS: dict[str, str] = {
     "intuitive": "#2e9e5b",
     "spontaneous": "#d1495b",
 }
-"""One palette for personas, shared by every chart."""
 
+# Edge colours by shift operator.
 OPERATOR_COLOURS: dict[str, str] = {
     "refine": "#2f6f8f",
     "relax": "#2e9e5b",
     "substitute": "#b07d2b",
     "pivot": "#d1495b",
 }
-"""Edge colours by shift operator."""
 
+# The paper's GRIP figures by frame name, with their titles.
 FIGURES: dict[str, str] = {
     "success_by_backbone": "Success (and WebShop Score) by backbone and method",
     "persona_fans": "Per-persona metrics by method",
@@ -43,7 +44,6 @@ FIGURES: dict[str, str] = {
     "reaction_by_faults": "Reaction (median turns) by number of composed faults",
     "patience_by_shifts": "Remaining patience with silent shifts off vs on",
 }
-"""The paper's GRIP figures by frame name, with their titles."""
 
 _LAYOUT: dict[str, Any] = {"margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "height": 380}
 
@@ -170,8 +170,19 @@ def grip_figure(name: str, df: pd.DataFrame, *, metric: str | None = None) -> go
         )
     else:
         return empty_figure(f"unknown figure {name}")
-    fig.update_layout(title=title, **_LAYOUT)
+    height = figure_height(df) if name == "patience_by_shifts" else _LAYOUT["height"]
+    fig.update_layout(title=title, **{**_LAYOUT, "height": height})
     return fig
+
+
+def figure_height(df: pd.DataFrame, *, per_row: int = 240, minimum: int = 380) -> int:
+    """Height for a faceted figure: every facet row (one per method) gets ``per_row`` pixels.
+
+    >>> figure_height(pd.DataFrame({"method": ["A0", "A2", "B0", "A0"]}))
+    800
+    """
+    rows = df["method"].nunique() if "method" in df.columns and not df.empty else 1
+    return max(minimum, 80 + per_row * int(rows)) if rows > 1 else minimum
 
 
 def heatmap_figure(heat: pd.DataFrame, personas: Sequence[str] | None = None) -> go.Figure:
@@ -186,16 +197,27 @@ def heatmap_figure(heat: pd.DataFrame, personas: Sequence[str] | None = None) ->
     rows = list(personas) if personas else [p for p in PERSONA_COLOURS if p in set(heat["persona"])]
     rows += sorted(set(heat["persona"]) - set(rows))
     columns = list(dict.fromkeys(heat["column"]))
+    tie = heat["tie"] if "tie" in heat.columns else pd.Series(False, index=heat.index)
     ranked = heat[heat["rank"].notna()]
-    unranked = heat[heat["rank"].isna()]
+    tied = heat[heat["rank"].isna() & tie.astype(bool)]
+    unranked = heat[heat["rank"].isna() & ~tie.astype(bool)]
     n_p = max(1, len(rows))
     fig = go.Figure()
     size = max(14, min(34, int(900 / max(1, len(columns)))))
-    for part, colour in ((ranked, True), (unranked, False)):
+    where = "%{customdata[2]} · %{customdata[0]} · %{customdata[1]}<br>"
+    # ranked cells are coloured by rank; a column where every persona ties is drawn in one
+    # neutral tone (nobody wins); undefined cells are hollow, so no colour can be mistaken
+    # for a rank
+    parts: tuple[tuple[pd.DataFrame, str], ...] = (
+        (ranked, "ranked"),
+        (tied, "tie"),
+        (unranked, "undefined"),
+    )
+    for part, kind in parts:
         if part.empty:
             continue
         marker: dict[str, Any] = {"symbol": "square", "size": size, "line": {"width": 0}}
-        if colour:
+        if kind == "ranked":
             marker.update(
                 color=part["rank"].astype(float),
                 colorscale="RdBu",
@@ -204,28 +226,28 @@ def heatmap_figure(heat: pd.DataFrame, personas: Sequence[str] | None = None) ->
                 cmax=n_p,
                 colorbar={"title": "rank<br>(1 = best)"},
             )
+            hover = where + "value %{text} · rank %{marker.color}<br>%{customdata[3]} episodes"
+        elif kind == "tie":
+            marker.update(color="#c9ced6", symbol="square-dot")
+            hover = (
+                where + "value %{text}: every persona ties (no rank)<br>%{customdata[3]} episodes"
+            )
         else:
-            marker.update(color="#e5e8ec")
+            marker.update(
+                color="rgba(0,0,0,0)", symbol="square-open", line={"width": 1.5, "color": "#8a8f98"}
+            )
+            hover = where + f"undefined ({UNDEFINED}): no episode in the denominator"
         fig.add_trace(
             go.Scatter(
                 x=part["column"],
                 y=part["persona"],
                 mode="markers+text" if len(columns) <= 12 else "markers",
                 marker=marker,
-                text=[t if t != UNDEFINED else UNDEFINED for t in part["text"]],
+                text=list(part["text"]),
                 textfont={"size": 9},
-                name="ranked" if colour else "undefined",
+                name=kind,
                 customdata=part[["benchmark", "metric", "persona", "n"]].to_numpy(),
-                hovertemplate=(
-                    "%{customdata[2]} · %{customdata[0]} · %{customdata[1]}<br>"
-                    "value %{text} · rank %{marker.color}<br>%{customdata[3]} episodes"
-                    "<extra></extra>"
-                )
-                if colour
-                else (
-                    "%{customdata[2]} · %{customdata[0]} · %{customdata[1]}<br>"
-                    f"undefined ({UNDEFINED})<extra></extra>"
-                ),
+                hovertemplate=hover + "<extra></extra>",
                 showlegend=False,
             )
         )

@@ -14,7 +14,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web import cli
 
 from core.paths import PROJECT_ROOT
-from core.studio.environment import check_settings
+from core.studio.env import check_settings
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -8,21 +8,54 @@ chose (an :class:`~core.envs.base.EnvAction`, set-up values); the pages pass tha
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
+from core.model.actions import EnvOp
 from core.model.episode import TranscriptEntry
 from core.model.world import EnvAction, ToolSpec
-from core.studio.choices import load_personas
+from core.studio.choices import load_personas, offered_benchmarks
 from core.studio.markdown import md_escape
+from core.studio.plays import Access, open_play
 from core.studio.roleplay import PLAY_BENCHMARKS, arg_fields, build_args, sample_choices
+from core.studio.toolcalls import describe_call, describe_result
 from pages.common.ui import guarded
 
 RANDOM = "(random)"
 _AVATAR = {"user": "user", "agent": "assistant", "environment": "🛠️"}
+
+
+_PAIRED = "*_~`$"
+
+
+def label_md(text: str) -> str:
+    """Make text safe as a widget label while escaping as little as possible.
+
+    Widget labels are markdown, and their ``aria-label`` carries the raw string, so every
+    needless backslash is read out by screen readers ("user\\_id"). Only what can form markup
+    is escaped: a backslash before punctuation, the pairable marks ``* _ ~ ` $`` when they occur
+    more than once, a ``[`` that starts a link, a leading ``#``/``>``/``-``/``+`` and
+    ``:word:`` emoji codes.
+    """
+    out = []
+    counts = {c: text.count(c) for c in _PAIRED}
+    for i, c in enumerate(text):
+        nxt = text[i + 1] if i + 1 < len(text) else ""
+        if c == "\\" and nxt and not nxt.isalnum() and not nxt.isspace():
+            out.append("\\\\")
+        elif c in _PAIRED and counts[c] > 1:
+            out.append("\\" + c)
+        elif c == "[" and "](" in text[i:]:
+            out.append("\\[")
+        elif i == 0 and c in "#>-+":
+            out.append("\\" + c)
+        else:
+            out.append(c)
+    return re.sub(r":(\w+):", r"\\:\1:", "".join(out))
 
 
 # ------------------------------------------------------------------------------ set-up
@@ -40,7 +73,10 @@ def seed_from_query(prefix: str) -> None:
     """Pre-fill the set-up widgets from ``?benchmark=…&sample=…&persona=…&seed=…`` once."""
     qp = st.query_params
     bench = qp.get("benchmark")
-    if bench in PLAY_BENCHMARKS and f"{prefix}_benchmark" not in st.session_state:
+    if (
+        bench in offered_benchmarks(PLAY_BENCHMARKS)
+        and f"{prefix}_benchmark" not in st.session_state
+    ):
         st.session_state[f"{prefix}_benchmark"] = bench
         sample = qp.get("sample")
         if sample:
@@ -71,7 +107,10 @@ def setup_controls(prefix: str, store: Any) -> Setup | None:
     """
     seed_from_query(prefix)
     c1, c2, c3, c4 = st.columns([2, 3, 2, 1])
-    benchmark = c1.selectbox("Benchmark", PLAY_BENCHMARKS, key=f"{prefix}_benchmark")
+    offered = offered_benchmarks(PLAY_BENCHMARKS)
+    if st.session_state.get(f"{prefix}_benchmark") not in (None, *offered):
+        st.session_state.pop(f"{prefix}_benchmark")
+    benchmark = c1.selectbox("Benchmark", offered, key=f"{prefix}_benchmark")
     ids = guarded(_sample_ids, store, str(getattr(store, "path", "")), benchmark) or []
     if not ids:
         st.info(f"No {benchmark} samples: load the bundled data from Home (`driftbench init`).")
@@ -94,6 +133,30 @@ def setup_controls(prefix: str, store: Any) -> Setup | None:
         persona=str(persona),
         seed=int(seed),
     )
+
+
+def resolve_episode(
+    store: Any, state_key: str, role: str, person: str, *, allow_unowned: bool
+) -> str | None:
+    """The episode this page plays: from the session, or from ``?episode=`` if it is yours.
+
+    Anyone else's episode (or a discarded, expired or foreign one) is refused with a clear
+    sentence and a way to start a new episode; the page then stops.
+    """
+    eid = st.session_state.get(state_key)
+    from_url = st.query_params.get("episode")
+    wanted = from_url if from_url and from_url != eid else eid
+    if wanted is None:
+        return None
+    access: Access = open_play(store, wanted, role, person, allow_unowned=allow_unowned)  # type: ignore[arg-type]
+    if not access.ok:
+        st.error(access.reason)
+        if st.button("Start a new episode", key=f"{state_key}_refused_new"):
+            remember_episode(state_key, None)
+            st.rerun()
+        st.stop()
+    st.session_state[state_key] = wanted
+    return str(wanted)
 
 
 def remember_episode(state_key: str, episode_id: str | None) -> None:
@@ -132,16 +195,42 @@ def conversation(
         if e.role == "environment":
             if observations == "hidden":
                 continue
-            with st.expander(f"turn {e.turn} · environment", expanded=False):
-                st.code(e.text, language=None, wrap_lines=True)
+            with st.expander(f"turn {e.turn} · result", expanded=False):
+                tool_result(e.text)
             continue
         with st.chat_message(_AVATAR.get(e.role, e.role)):
             st.caption(f"turn {e.turn} · {e.role}")
-            st.text(e.text)
+            if e.role == "agent" and isinstance(e.action, EnvOp):
+                tool_call(e.action.action)
+            else:
+                st.text(e.text)
     if last_turn is not None:
         _notes(notes, last_turn, shown_notes)
     for turn in sorted(set(notes) - shown_notes):
         _notes(notes, turn, shown_notes)
+
+
+def tool_call(action: EnvAction) -> None:
+    """A tool call as a title and ``name: value`` lines (inert text)."""
+    call = describe_call(action.tool, action.args)
+    st.markdown(f"🛠️ **{md_escape(call.title)}**")
+    if call.fields:
+        st.text("\n".join(f"{f.name}: {f.value}" for f in call.fields))
+
+
+def tool_result(text: str) -> None:
+    """A tool result as fields, a small table or plain text (inert)."""
+    result = describe_result(text)
+    if result.fields:
+        st.text("\n".join(f"{f.name}: {f.value}" for f in result.fields))
+    elif result.rows:
+        import pandas as pd
+
+        st.dataframe(pd.DataFrame(list(result.rows)).astype(str), hide_index=True)
+        if result.truncated:
+            st.caption(f"… and {result.truncated} more")
+    else:
+        st.text(result.text)
 
 
 def _notes(notes: dict[int, list[tuple[str, str]]], turn: int, shown: set[int]) -> None:
@@ -202,7 +291,7 @@ def shop(page: Any, key: str, *, disabled: bool = False) -> EnvAction | None:
                 row = st.container(horizontal=True)
                 for vi, value in enumerate(group.values):
                     if row.button(
-                        md_escape(value),
+                        label_md(value),
                         key=f"{key}_opt_{gi}_{vi}",
                         type="primary" if value == group.selected else "secondary",
                         disabled=disabled,
@@ -246,8 +335,8 @@ def tool_form(tools: Sequence[ToolSpec], key: str, *, disabled: bool = False) ->
     with st.form(f"{key}_form_{tool.name}"):
         for f in arg_fields(tool):
             k = f"{key}_arg_{tool.name}_{f.name}"
-            label = md_escape(f"{f.name}{' *' if f.required else ''}")
-            helptext = md_escape(f.description) if f.description else None
+            label = label_md(f"{f.name}{' (required)' if f.required else ''}")
+            helptext = f.description or None
             if f.kind == "string":
                 values[f.name] = st.text_input(label, key=k, help=helptext)
             elif f.kind == "integer":

@@ -30,15 +30,14 @@ from core.studio.study_service import (
     set_study_status,
     study_progress,
 )
+from core.studio.study_setup import pair_episodes, study_spec
 from pages.common.ui import guarded, plain
 
 if TYPE_CHECKING:  # plotly is imported on use: the Annotate page never draws a figure
     import plotly.graph_objects as go
 
-_AVATAR = {"user": "user", "agent": "assistant", "environment": "🛠️", "system": "⚙️"}
-
+# (label kind, value, turn) as collected from the label form
 LabelEntry = tuple[str, Any, int | None]
-"""(label kind, value, turn) as collected from the label form."""
 
 _KIND_TITLES = {
     "persona_id": "Which persona is the user playing?",
@@ -52,12 +51,19 @@ _KIND_TITLES = {
 }
 
 
+_ICON = {"user": "🧑", "agent": "🤖", "environment": "🛠️", "system": "⚙️"}
+
+
 def transcript_lines(lines: Sequence[TranscriptLine], *, height: int = 460) -> None:
-    """Render transcript lines inert in a scrollable box."""
+    """Render transcript lines inert in a scrollable box that opens at the first line.
+
+    Plain bordered rows, not chat messages: a fixed-height box holding chat messages sticks
+    to its bottom, so the annotator would open every item at its last line.
+    """
     with st.container(height=height):
         for line in lines:
-            with st.chat_message(_AVATAR.get(line.role, "⚙️")):
-                st.caption(f"turn {line.turn} · {line.role}")
+            with st.container(border=True):
+                st.caption(f"{_ICON.get(line.role, '⚙️')} turn {line.turn} · {line.role}")
                 st.text(line.text)
 
 
@@ -252,7 +258,7 @@ def distribution_figure(frame: pd.DataFrame, kind: str) -> go.Figure:
 
 _TARGETS = {
     "Episodes": "episode",
-    "Episode pairs (consecutive picks)": "episode_pair",
+    "Episode pairs (same sample first, never across benchmarks)": "episode_pair",
     "Imported sessions": "session",
 }
 _DEFAULT_KINDS = {
@@ -316,8 +322,8 @@ def _create_form(store: Store) -> None:
             step=1,
             key="stu-first-n",
         )
-        label_kinds = st.multiselect(
-            "Labels to ask for", kinds, default=_DEFAULT_KINDS[target], key="stu-kinds"
+        label_kinds = st.multiselect(  # one widget per item kind: switching keeps each choice
+            "Labels to ask for", kinds, default=_DEFAULT_KINDS[target], key=f"stu-kinds-{target}"
         )
         c1, c2, c3 = st.columns(3)
         overlap = c1.number_input(
@@ -343,15 +349,27 @@ def _create_form(store: Store) -> None:
         "blind": blind,
         "seed": int(seed),
     }
+    if not label_kinds:
+        st.error("Choose at least one label to ask for.")
+        return
     if target == "episode":
         spec["episodes"] = items
     elif target == "session":
         spec["sessions"] = items
     else:
-        if len(items) % 2:
-            st.warning("An odd number of episodes: the last one is left out of the pairs.")
-        spec["episode_pairs"] = [[a, b] for a, b in zip(items[::2], items[1::2], strict=False)]
+        pairs, left = pair_episodes(store, items)
+        if left:
+            st.warning(
+                f"{len(left)} episode(s) had no partner on the same benchmark and are left out: "
+                + ", ".join(left[:10])
+            )
+        if not pairs:
+            st.error("No two picked episodes share a benchmark: nothing to pair.")
+            return
+        spec["episode_pairs"] = [list(p) for p in pairs]
     annotators = _split_ids(who)
+    if guarded(study_spec, spec) is None:
+        return
     made = guarded(_create_and_assign, store, spec, annotators, int(overlap))
     if made is not None:
         per = ", ".join(f"{a}: {n}" for a, n in made.items()) or "nobody yet"

@@ -74,7 +74,14 @@ def timeline_figure(points: Sequence[TimelinePoint], *, budget: float | None = N
     fig.update_layout(
         height=300,
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        xaxis_title="turn",
+        # whole turns only (no 1.2, 1.4 ticks), at most ~20 ticks
+        xaxis={
+            "title": "turn",
+            "dtick": max(1, -(-max((p.turn for p in points), default=1) // 20)),
+            "tick0": 0,
+            "tickformat": "d",
+            "rangemode": "tozero",
+        },
         yaxis_title="patience",
         yaxis_range=[0, (budget or max((v for _, v in line), default=10)) * 1.08],
         legend={"orientation": "h", "y": -0.3},

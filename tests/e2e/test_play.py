@@ -104,13 +104,12 @@ def test_play_as_agent_in_webshop_to_success(studio_url: str, store: Store, tab:
 
 
 def test_play_as_user_a_couple_of_turns(studio_url: str, store: Store, tab: Any) -> None:
-    from core.runner.plan import SampleSource
-
-    sid = SampleSource(store).sample_ids("mock")[0]
-    source = SampleSource(store)
-    graph_id = source.sample("mock", sid).graph_id
-    seed = next(s for s in range(50) if draw_fates(f"{graph_id}:{sid}:{s}", 1, 0.6)[0])
-    _goto(tab, studio_url, "play_user", benchmark="mock", sample=sid, persona="rational", seed=seed)
+    # a real benchmark: the internal mock one is no longer offered in the picker
+    sid = store.sample_rows("webshop")[3]["sample_id"]
+    seed = next(s for s in range(50) if _fires(store, sid, s))
+    _goto(
+        tab, studio_url, "play_user", benchmark="webshop", sample=sid, persona="rational", seed=seed
+    )
     _button(tab, "Start episode").click()
     eid = _episode_id(tab)
     tab.get_by_text("Tick what your reply tells the agent").wait_for()

@@ -26,3 +26,35 @@ def test_data_page_refuses_path_outside_roots(tmp_path, monkeypatch) -> None:
     at.button(key="data-import-path").click().run()
     assert not at.exception
     assert any("outside the allowed" in e.value for e in at.error)
+
+
+def test_study_form_keeps_label_kinds_and_pairs_within_a_benchmark(demo_store) -> None:
+    """21.7: switching to episode pairs keeps a label choice, pairs never cross benchmarks,
+    and a bad form is one sentence, not a raw validation dump."""
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    assert at.multiselect(key="stu-kinds-episode").value == ["persona_id"]
+    at.radio(key="stu-target").set_value(
+        "Episode pairs (same sample first, never across benchmarks)"
+    ).run()
+    assert not at.exception
+    assert at.multiselect(key="stu-kinds-episode_pair").value == ["same_persona"]
+    rows = demo_store.episode_rows(status="ended")
+    by_bench: dict[str, list[str]] = {}
+    for r in rows:
+        by_bench.setdefault(r["benchmark"], []).append(r["episode_id"])
+    shop, air = by_bench["webshop"][:2], by_bench["tau2_airline"][:2]
+    picks = [shop[0], air[0], shop[1], air[1]]  # alternating benchmarks
+    at.text_input(key="stu-name").input("pairs-e2e")
+    at.multiselect(key="stu-items").set_value(picks)
+    at.multiselect(key="stu-kinds-episode_pair").set_value([])
+    next(b for b in at.button if b.label == "Create study").click().run()
+    assert any("Choose at least one label" in e.value for e in at.error)
+    at.multiselect(key="stu-kinds-episode_pair").set_value(["same_persona"])
+    next(b for b in at.button if b.label == "Create study").click().run()
+    assert not at.exception
+    from core.studies import get_study
+
+    spec = get_study(demo_store, "pairs-e2e").spec
+    bench = {r["episode_id"]: r["benchmark"] for r in rows}
+    assert len(spec.episode_pairs) == 2
+    assert all(bench[a] == bench[b] for a, b in spec.episode_pairs)

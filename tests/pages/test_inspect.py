@@ -23,7 +23,8 @@ def test_inspect_demo_store_deep_link_and_search(demo_store: Store) -> None:
     assert not at.exception
     assert at.selectbox(key="insp-episode").value == target
     assert at.query_params["episode"] == [target] or at.query_params["episode"] == target
-    assert len(at.expander) >= 3  # filters, reveal, and at least one turn
+    assert at.container(key="turn-1") is not None  # turns are cards, one per turn
+    assert len(at.tabs) >= 4  # turns, reveal, compare, branch
     at.text_input(key="insp-search").input("turn").run()
     assert not at.exception
 

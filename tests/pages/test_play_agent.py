@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import tempfile
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from core.paths import PROJECT_ROOT
 from core.protocol.shifts import draw_fates
 from core.runner.plan import SampleSource
 from core.store import Store
-from core.studio.markdown import md_escape
+from pages.common.play import label_md
 
 PAGE = str(PROJECT_ROOT / "pages" / "play_agent.py")
 
@@ -119,7 +118,7 @@ def test_play_webshop_to_an_accepted_purchase(monkeypatch: pytest.MonkeyPatch) -
                 b
                 for b in at.button
                 if (b.key or "").startswith("play_agent_shop_opt_")
-                and b.label.lower() == md_escape(target)
+                and b.label.lower() == label_md(target)
             )
             button.click().run()
         assert not at.exception
@@ -158,11 +157,12 @@ def test_tau2_tool_form_and_final_answer(monkeypatch: pytest.MonkeyPatch) -> Non
     at.selectbox(key="play_agent_tools_tool").select("list_all_product_types").run()
     next(b for b in at.button if b.label == "Call tool").click().run()
     assert not at.exception
-    assert isinstance(json.loads(at.code[-1].value), dict)  # the JSON result is shown
+    # the JSON result is shown as readable "field: value" lines, not raw JSON
+    assert any(": " in t.value and not t.value.lstrip().startswith("{") for t in at.text)
     at.selectbox(key="play_agent_tools_tool").select("get_order_details").run()
     at.text_input(key="play_agent_tools_arg_get_order_details_order_id").input("#W0000000")
     next(b for b in at.button if b.label == "Call tool").click().run()
-    assert "not found" in at.code[-1].value.lower()
+    assert "not found" in at.text[-1].value.lower() or "not found" in _texts(at).lower()
     # a required field left empty is refused with the field named, nothing is executed
     at.selectbox(key="play_agent_tools_tool").select("get_user_details").run()
     next(b for b in at.button if b.label == "Call tool").click().run()
@@ -190,3 +190,44 @@ def test_resume_from_url_and_new_episode(monkeypatch: pytest.MonkeyPatch) -> Non
     fresh.button(key="play_agent_new").click().run()
     assert "play_agent_episode" not in fresh.session_state
     assert fresh.button(key="play_agent_start")
+
+
+def test_another_persons_episode_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """22.4: opening someone else's play episode by ?episode= is a clear refusal."""
+    from core.studio import roleplay
+
+    home = demo_home()
+    store = _store(home)
+    eid = roleplay.start_agent_play(
+        store, benchmark="webshop", sample_id=None, persona="rational", seed=3, player="someone"
+    )
+    at = _open(home, monkeypatch)
+    at.query_params["episode"] = eid
+    at.run()
+    assert not at.exception
+    assert any("belongs to another person" in e.value for e in at.error)
+    assert not [b for b in at.button if b.label == "Give final answer"]
+    assert "play_agent_episode" not in at.session_state
+    before = len(store.events(eid))
+    at.button(key="play_agent_episode_refused_new").click().run()
+    assert at.button(key="play_agent_start")
+    assert len(store.events(eid)) == before  # nothing was done to it
+
+
+def test_debrief_after_the_episode_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    home = demo_home()
+    store = _store(home)
+    sid = store.sample_rows("tau2_airline")[2]["sample_id"]
+    at = _start(_open(home, monkeypatch).run(), "tau2_airline", sid, "rational", 5)
+    eid = at.session_state["play_agent_episode"]
+    assert not any(s.value.startswith("Debrief") for s in at.subheader)  # blind until the end
+    for _ in range(30):
+        if episode.agent_view(store, eid).ended:
+            break
+        at.text_input(key="play_agent_final_text").input("done")
+        next(b for b in at.button if b.label == "Give final answer").click().run()
+        assert not at.exception
+    assert any(s.value.startswith("Debrief") for s in at.subheader)
+    texts = _texts(at)
+    assert "What the customer really wanted at the start" in texts
+    assert "This episode's GRIP metrics" in texts

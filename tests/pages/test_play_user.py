@@ -33,6 +33,27 @@ def _firing_seed(benchmark: str, sample_id: str) -> int:
 
 
 def _start(at: AppTest, benchmark: str, sample_id: str, seed: int, method: str) -> AppTest:
+    if benchmark not in at.selectbox(key="play_user_benchmark").options:
+        # the internal mock benchmark is never offered in the picker: start it through the
+        # service as the local user, then open it by URL (the page's resume path)
+        import os
+
+        from core.paths import default_store_path
+        from core.studio import roleplay
+
+        eid = roleplay.start_user_play(
+            Store.open(default_store_path()),
+            benchmark=benchmark,
+            sample_id=sample_id,
+            persona="rational",
+            seed=seed,
+            method=method,
+            player=os.environ.get("USER", "local"),
+        )
+        at.query_params["episode"] = eid
+        at.run()
+        assert not at.exception
+        return at
     at.selectbox(key="play_user_benchmark").select(benchmark).run()
     at.selectbox(key=f"play_user_sample_{benchmark}").select(sample_id)
     at.selectbox(key="play_user_persona").select("rational")
@@ -115,7 +136,9 @@ def test_play_turns_with_a_shift_banner_then_survey(monkeypatch: pytest.MonkeyPa
         _reply(at, "Here is everything.")
     assert at.form  # the end-of-episode survey
     assert any(s.value.startswith("Proposal") for s in [*at.success, *at.error])
-    at.slider(key="play_user_s_understood").set_value(4)
+    at.radio(key="play_user_s_understood").set_value(4)
+    at.radio(key="play_user_s_questions").set_value(3)
+    at.radio(key="play_user_s_realism").set_value(5)
     at.radio(key="play_user_s_adapted").set_value("partly")
     at.text_area(key="play_user_s_comment").input("It asked good questions.")
     next(b for b in at.button if b.label == "Save survey").click().run()
@@ -144,3 +167,59 @@ def test_resume_from_url(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _boxes(fresh)
     fresh.button(key="play_user_new").click().run()
     assert fresh.button(key="play_user_start")
+
+
+def test_survey_has_no_preselected_answer_and_no_shift_question_without_a_shift(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    home = demo_home()
+    sid = SampleSource(None).sample_ids("mock")[2]
+    graph_id = SampleSource(None).sample("mock", sid).graph_id
+    seed = next(s for s in range(50) if not draw_fates(f"{graph_id}:{sid}:{s}", 1, 0.6)[0])
+    at = _start(_open(home, monkeypatch).run(), "mock", sid, seed, "A2")
+    eid = at.session_state["play_user_episode"]
+    store = Store.open(home / "driftbench.db")
+    for _ in range(12):
+        if not _boxes(at):
+            break
+        _reply(at, "Here is everything I know.")
+    assert not any(isinstance(e, ShiftFired) for e in store.events(eid))
+    radios = {r.key: r for r in at.radio if (r.key or "").startswith("play_user_s_")}
+    assert set(radios) == {
+        "play_user_s_understood",
+        "play_user_s_questions",
+        "play_user_s_realism",
+    }  # no "when my goal changed" question: it never changed
+    assert all(r.value is None for r in radios.values())  # nothing pre-selected
+    next(b for b in at.button if b.label == "Save survey").click().run()
+    assert any("answer every question" in w.value for w in at.warning)
+    assert (
+        store.conn.execute("SELECT count(*) FROM annotations WHERE target_id=?", (eid,)).fetchone()[
+            0
+        ]
+        == 0
+    )
+    # verdicts are in plain words: no reason code reaches the person
+    verdicts = [s.value for s in [*at.success, *at.error] if s.value.startswith("Proposal")]
+    assert verdicts and not any("_" in v for v in verdicts)
+    assert not any("golden_actions" in v or "reward=" in v or "unmet:" in v for v in verdicts)
+
+
+def test_another_persons_user_episode_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.studio import roleplay
+
+    home = demo_home()
+    eid = roleplay.start_user_play(
+        Store.open(home / "driftbench.db"),
+        benchmark="webshop",
+        sample_id=None,
+        persona="rational",
+        seed=9,
+        player="someone",
+    )
+    at = _open(home, monkeypatch)
+    at.query_params["episode"] = eid
+    at.run()
+    assert not at.exception
+    assert any("belongs to another person" in e.value for e in at.error)
+    assert not _boxes(at) and not at.chat_input

@@ -95,7 +95,7 @@ def test_runs_page_on_the_demo_store(research_home: Path, monkeypatch: pytest.Mo
     assert [m.value for m in at.metric][:2] == ["completed", "90/90"]
     assert at.button(key="runs-cancel").disabled
     assert at.button(key="runs-stop").disabled
-    assert not at.button(key="runs-resume").disabled
+    assert at.button(key="runs-resume").disabled  # a completed run has nothing to resume
     assert any("grip?run=demo" in m.value for m in at.markdown)
     assert any("offline approximation" in c.value for c in at.caption)
 
@@ -114,8 +114,10 @@ def test_launch_watch_and_resume(own_home: Path, monkeypatch: pytest.MonkeyPatch
     row = frame_with(at, "progress").set_index("name").loc["tiny"]
     assert row["done"] == "2/2" and row["worker"].startswith("exited")
     n = Store.open(own_home / "driftbench.db").counts()["episodes"]
-    at.button(key="runs-resume").click().run()
-    assert any("Resumed tiny" in s.value for s in at.success)
+    assert at.button(key="runs-resume").disabled  # completed: nothing to resume
+    # launching the same spec again resumes it: every finished episode is skipped
+    fill_form(at, name="tiny", limit=1, personas=["rational", "avoidant"])
+    assert any("Launched tiny" in s.value for s in at.success)
     wait_for(own_home, "tiny", {"completed"})
     wait_worker_gone(own_home, "tiny")
     assert Store.open(own_home / "driftbench.db").counts()["episodes"] == n  # all skipped

@@ -171,3 +171,19 @@ def test_sessions_human_study_report(home: Path) -> None:
     counts = {m.label: m.value for m in at.metric}
     assert counts["Misaligned"] == "2" and counts["Clean"] == "0"
     assert any("No matched pairs" in c.value for c in at.caption)
+
+
+def test_sessions_drill_down_shows_one_session(home: Path) -> None:
+    store = _store(home)
+    from core.studies.sessions import import_sessions
+
+    import_sessions(store, write_sessions_jsonl(home / "s.jsonl", 6, 1))
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    ids = [r["session_id"] for r in session_rows(store)]
+    assert at.selectbox(key="ses-open").value == ids[0]
+    at.selectbox(key="ses-open").select(ids[2]).run()
+    assert not at.exception
+    assert at.container(key="ses-drill") is not None
+    labels = [m.label for m in at.metric]
+    assert {"Tool calls", "Platform score", "Two-judge verdict"} <= set(labels)
+    assert any("turn 1" in c.value for c in at.caption)  # the transcript of that session

@@ -15,6 +15,7 @@ from core.studio.dashboards.grip_dashboard import (
     OFFLINE_NOTE,
     REALISM_MEMO,
     RunOption,
+    default_runs,
     facets,
     filter_frame,
     fingerprint,
@@ -39,6 +40,7 @@ from core.studio.dashboards.grip_heatmap import (
     selected_cell,
 )
 from core.studio.dashboards.grip_tables import (
+    MIN_N_FOR_BEST,
     Table2,
     delta_table,
     figure_frame,
@@ -55,6 +57,8 @@ __all__ = [
     "REALISM_MEMO",
     "HEATMAP_METRICS",
     "INSPECT_PATH",
+    "MIN_N_FOR_BEST",
+    "default_runs",
     "OFFLINE_NOTE",
     "UNDEFINED",
     "Cell",

@@ -19,7 +19,7 @@ import pandas as pd
 from core.construction.pipeline import BUNDLED_DIR, bundled_stats
 from core.construction.report import store_report
 from core.model.intent import Condition, IntentGraph, ShiftOperator
-from core.model.sample import Sample
+from core.model.sample import FaultType, Sample
 from core.store import Store
 
 OPERATORS: tuple[str, ...] = tuple(op.value for op in ShiftOperator)
@@ -164,10 +164,15 @@ def rejections(
                 for t in str(combo).split("+"):
                     counter[t] += int(v)
         for text, n in p.get("rejection_reasons", {}).items():
-            step, _, rest = str(text).partition(":")
-            ftype, _, why = rest.partition(":")
+            step, ftype, why = split_reason(str(text))
             reasons.append(
-                {"k": key, "step": step, "fault type": ftype, "reason": why, "count": int(n)}
+                {
+                    "k": key,
+                    "step": STEP_NAMES.get(step, step),
+                    "fault type": ftype,
+                    "reason": why,
+                    "count": int(n),
+                }
             )
     by_type = [
         {
@@ -189,6 +194,30 @@ def rejections(
         ),
         "reasons": reason_df.reset_index(drop=True),
     }
+
+
+_FAULT_TYPES = frozenset(t.value for t in FaultType)
+
+
+def split_reason(text: str) -> tuple[str, str, str]:
+    """Split a build-statistics rejection key into (step, fault types, reason).
+
+    Keys are ``<step>:<fault types>:<reason>``, ``<step>:<fault types>`` (no reason given) or
+    ``<step>:<reason>`` (a check that is not about a fault type, e.g. ``2:131 words > 130``);
+    the middle part counts as fault types only when every ``+``-joined name is one.
+
+    >>> split_reason("2:131 words > 130")
+    ('2', '', '131 words > 130')
+    >>> split_reason("1:factual_error+vagueness_subjectivity:contract broken")
+    ('1', 'factual_error+vagueness_subjectivity', 'contract broken')
+    >>> split_reason("2:factual_error")
+    ('2', 'factual_error', '')
+    """
+    step, _, rest = text.partition(":")
+    head, _, tail = rest.partition(":")
+    if head and all(part in _FAULT_TYPES for part in head.split("+")):
+        return step, head, tail
+    return step, "", rest
 
 
 # ---------------------------------------------------------------------------------- graphs

@@ -29,6 +29,7 @@ from core.model.base import Strict
 from core.model.cache import LockedLRU
 from core.model.run import agent_of_spec_json, is_symbolic_agent
 from core.store import Store
+from core.studio.branches import branch_spec
 
 OFFLINE_NOTE = (
     "Symbolic-agent numbers are an offline approximation: the method ladder runs as scripted "
@@ -54,9 +55,17 @@ class RunOption(Strict):
     agent: str
     symbolic: bool
     created_at: str
+    branch_of: str | None = None
+
+    @property
+    def is_branch(self) -> bool:
+        """Whether this run is a branch forked from an episode (not a sweep)."""
+        return self.branch_of is not None
 
     def label(self) -> str:
-        """Selectbox label: name, agent and progress."""
+        """Selectbox label: name, agent and progress (branches say so)."""
+        if self.branch_of is not None:
+            return f"{self.name} · {self.agent} ({self.status})"
         return f"{self.name} · {self.agent} · {self.completed}/{self.total} ({self.status})"
 
 
@@ -74,6 +83,7 @@ def run_options(store: Store) -> list[RunOption]:
     out = []
     for run_id, name, status, total, completed, errors, spec, created in rows:
         agent = agent_of_spec_json(spec)
+        branch = branch_spec(spec)
         out.append(
             RunOption(
                 run_id=run_id,
@@ -85,9 +95,16 @@ def run_options(store: Store) -> list[RunOption]:
                 agent=agent,
                 symbolic=is_symbolic(agent),
                 created_at=created,
+                branch_of=str(branch.get("parent_episode_id") or "") if branch else None,
             )
         )
     return out
+
+
+def default_runs(options: Sequence[RunOption]) -> list[str]:
+    """The run selected when none is asked for: the newest sweep (branches only if none)."""
+    sweeps = [o.name for o in options if not o.is_branch]
+    return sweeps[:1] or [o.name for o in options][:1]
 
 
 # ---------------------------------------------------------------------------------- frame

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from core.grip.figures import persona_heatmap
-from core.grip.metrics import METRIC_NAMES
+from core.grip.metrics import METRIC_BY_NAME, METRIC_NAMES
 from core.model.base import Strict
 from core.studio.dashboards.grip_format import COLUMN_OF, fmt
 
@@ -37,18 +37,20 @@ def heatmap_cells(
     """Persona ranking per benchmark × metric, ready to plot and to click.
 
     Returns:
-        Columns ``benchmark, metric, persona, value, rank, column, text, n``: ``column`` is the
-        x label (``"<benchmark> · <metric>"``), ``text`` the formatted value ("—" when
-        undefined) and ``n`` the episodes in the metric's denominator.
+        Columns ``benchmark, metric, persona, value, rank, column, text, n, tie``: ``column``
+        is the x label (``"<benchmark> · <metric>"``), ``text`` the formatted value ("—" when
+        undefined), ``n`` the episodes in the metric's denominator, and ``tie`` marks a column
+        where every persona has the same value (then nobody is ranked). Tied values share
+        their average rank.
     """
     cols = ["benchmark", "metric", "persona", "value", "rank", "column", "text", "n"]
     if frame.empty:
-        return pd.DataFrame(columns=cols)
+        return pd.DataFrame(columns=[*cols, "tie"])
     names = list(metrics) if metrics else list(HEATMAP_METRICS)
     heat = persona_heatmap(frame, metrics=names, pairs=pairs)
     if heat.empty:
-        return pd.DataFrame(columns=cols)
-    heat = heat.copy()
+        return pd.DataFrame(columns=[*cols, "tie"])
+    heat = _rerank(heat.copy())
     order = {m: i for i, m in enumerate(names)}
     heat["_o"] = heat["metric"].map(order)
     heat = heat.sort_values(["benchmark", "_o", "persona"]).drop(columns="_o")
@@ -64,7 +66,30 @@ def heatmap_cells(
         col = cols_of.get(str(m))
         counts.append(int(per.at[(b, p), col]) if col is not None else int(sizes.get((b, p), 0)))
     heat["n"] = counts
-    return heat[cols].reset_index(drop=True)
+    return heat[[*cols, "tie"]].reset_index(drop=True)
+
+
+def _rerank(heat: pd.DataFrame) -> pd.DataFrame:
+    """Rank personas per benchmark × metric with shared (average) ranks for ties.
+
+    A column whose defined values are all equal ranks nobody (``rank`` NaN, ``tie`` True):
+    five personas at 0 are not five winners. Undefined values stay unranked.
+    """
+    ranks = pd.Series(np.nan, index=heat.index, dtype=float)
+    tie = pd.Series(False, index=heat.index, dtype=bool)
+    for (_, metric), g in heat.groupby(["benchmark", "metric"], sort=False):
+        vals = g["value"].astype(float)
+        defined = vals.dropna()
+        if defined.empty:
+            continue
+        if len(defined) > 1 and np.ptp(defined.to_numpy()) == 0:
+            tie[defined.index] = True
+            continue
+        asc = not METRIC_BY_NAME[str(metric)].higher_is_better
+        ranks[defined.index] = defined.rank(ascending=asc, method="average")
+    heat["rank"] = ranks
+    heat["tie"] = tie
+    return heat
 
 
 class Cell(Strict):

@@ -1,6 +1,7 @@
 """The GRIP dashboard's tables: grid, paired deltas, figure frames, the report of what is shown.
 
-* :func:`table2` — one row per cell (mean ± sd over seeds), the best per benchmark in bold;
+* :func:`table2` — one row per cell (mean ± sd over seeds), the n of every cell, the best per
+  benchmark in bold, never for a cell below :data:`MIN_N_FOR_BEST` episodes;
 * :func:`delta_table` — paired method deltas with bootstrap 95 % intervals, formatted;
 * :func:`figure_frame` — one of the paper's figure frames by name;
 * :func:`report_downloads` — the CLI-shaped GRIP report (JSON and CSV).
@@ -23,6 +24,9 @@ from core.model.run import METHODS, PERSONAS
 from core.studio.dashboards.grip_format import UNDEFINED, fmt, num, scale_of
 from core.studio.markdown import md_escape
 
+MIN_N_FOR_BEST = 5
+"""A grid cell with fewer episodes than this in a metric's denominator is never bold as best."""
+
 
 # ---------------------------------------------------------------------------------- Table 2
 @dataclass(frozen=True)
@@ -30,13 +34,15 @@ class Table2:
     """The Table-2-shaped grid.
 
     Attributes:
-        display: Rows = cells (``keys`` columns escaped), one column per metric; each value is
-            ``mean ± sd`` (×100 for rates), ``**bold**`` where it is the best of its
-            benchmark block, ``"—"`` where undefined.
+        display: Rows = cells (``keys`` columns escaped), an ``n`` column (episodes in the
+            cell), one column per metric; each value is ``mean ± sd`` (×100 for rates),
+            followed by ``· n=K`` when the metric's denominator is not the whole cell,
+            ``**bold**`` where it is the best of its benchmark block, ``"—"`` where undefined.
         best: Same shape as the metric columns: True where bold.
         cells: The long aggregated frame behind it.
         keys: The row keys.
         metrics: The metric columns, in order.
+        n: Same shape as ``best``: the episodes (or pairs) in each metric's denominator.
     """
 
     display: pd.DataFrame
@@ -44,6 +50,7 @@ class Table2:
     cells: pd.DataFrame
     keys: tuple[str, ...]
     metrics: tuple[str, ...]
+    n: pd.DataFrame | None = None
 
 
 def table2(
@@ -52,18 +59,22 @@ def table2(
     metrics: Sequence[str] = METRIC_NAMES,
     *,
     pairs: pd.DataFrame | None = None,
+    min_n: int = MIN_N_FOR_BEST,
 ) -> Table2:
-    """Build the grid: one row per cell, metrics as columns, the best per benchmark in bold.
+    """Build the grid: one row per cell, its n, metrics as columns, the best per benchmark bold.
 
     "Best" compares rows of the same benchmark (all rows when ``benchmark`` is not a key),
     honours each metric's direction (Staleness and Reaction: lower is better), ignores
-    undefined values and marks ties; a block with a single defined value gets no bold.
+    undefined values and cells with fewer than ``min_n`` episodes in the metric's denominator
+    (they are shown, with their n, but never bold), and marks ties; a block with fewer than two
+    eligible values gets no bold.
 
     Args:
         frame: Per-episode frame (already filtered).
         keys: Row keys (a subset of the groupable columns).
         metrics: Metric columns.
         pairs: Consistency pairs (role-realism judges), if any.
+        min_n: The smallest denominator a cell needs to be bold as best.
 
     Returns:
         The :class:`Table2`.
@@ -72,7 +83,7 @@ def table2(
     metrics = tuple(metrics)
     cells = aggregate(frame, keys, pairs=pairs)
     if cells.empty:
-        empty = pd.DataFrame(columns=[*keys, *metrics])
+        empty = pd.DataFrame(columns=[*keys, "n", *metrics])
         return Table2(empty, pd.DataFrame(columns=list(metrics)), cells, keys, metrics)
     cells = cells[cells["metric"].isin(metrics)]
     value = cells.pivot_table(
@@ -81,8 +92,13 @@ def table2(
     sd = cells.pivot_table(
         index=list(keys), columns="metric", values="sd", dropna=False, aggfunc="first"
     )
+    denom = cells.pivot_table(
+        index=list(keys), columns="metric", values="denominator", dropna=False, aggfunc="first"
+    )
     value = value.reindex(index=_ladder_order(value.index, keys), columns=list(metrics))
     sd = sd.reindex(index=value.index, columns=list(metrics))
+    denom = denom.reindex(index=value.index, columns=list(metrics)).fillna(0).astype(int)
+    sizes = frame.groupby(list(keys), dropna=False, sort=False).size()
     best = pd.DataFrame(False, index=value.index, columns=list(metrics))
     block = (
         value.index.get_level_values("benchmark")
@@ -91,7 +107,7 @@ def table2(
     )
     for m in metrics:
         hib = METRIC_BY_NAME[m].higher_is_better
-        col = value[m]
+        col = value[m].where(denom[m] >= max(1, int(min_n)))
         for b in pd.unique(block):
             sel = col[block == b].dropna()
             if len(sel) < 2 or np.ptp(sel.to_numpy(dtype=float)) == 0:
@@ -103,12 +119,19 @@ def table2(
     for idx in value.index:
         parts = idx if isinstance(idx, tuple) else (idx,)
         row: dict[str, Any] = {k: md_escape(str(v)) for k, v in zip(keys, parts, strict=True)}
+        n_cell = int(sizes.get(idx, 0))
+        row["n"] = n_cell
         for m in metrics:
             text = fmt(m, value.at[idx, m], sd.at[idx, m])
+            k = int(denom.at[idx, m])
+            if text != UNDEFINED and k != n_cell:
+                text += f" · n={k}"
             row[m] = f"**{text}**" if bool(best.at[idx, m]) else text
         disp_rows.append(row)
-    display = pd.DataFrame(disp_rows, columns=[*keys, *metrics])
-    return Table2(display, best.reset_index(drop=True), cells, keys, metrics)
+    display = pd.DataFrame(disp_rows, columns=[*keys, "n", *metrics])
+    return Table2(
+        display, best.reset_index(drop=True), cells, keys, metrics, denom.reset_index(drop=True)
+    )
 
 
 def _ladder_order(index: pd.Index, keys: Sequence[str]) -> pd.Index:
