@@ -204,9 +204,22 @@ with main:
         )
     conversation(uv.transcript, notes=notes, observations="hidden")
 
-awaiting = uv.pending_question is not None and not uv.ended
+awaiting = (uv.pending_question is not None or uv.pending_reaction) and not uv.ended
 if awaiting:
     with main:
+        if uv.pending_reaction:
+            with st.container(border=True, key="play_user_reaction"):
+                st.markdown(
+                    "**The agent's proposal was not accepted.** Tell the agent, in your own words."
+                )
+                if uv.unmet:
+                    st.caption("What is still not right (only you see this):")
+                    for problem in uv.unmet:
+                        st.text(f"• {problem}")
+                else:
+                    st.caption(
+                        "The shop cannot say exactly what is wrong; compare it with your goal."
+                    )
         st.markdown("**Tick what your reply tells the agent:**")
         n = len(uv.transcript)
         boxes = {}
@@ -216,7 +229,18 @@ if awaiting:
                 label_md(f"{line.label}: {line.phrase}{asked}"),
                 key=f"play_user_disclose_{n}_{line.slot}",
             )
-    text = st.chat_input("Reply to the agent", key="play_user_reply")
+    simulate = main.button(
+        "Let the simulator answer this one",
+        key=f"play_user_simulate_{len(uv.transcript)}",
+        help="The simulated user writes this reply for you, under your persona's rules; it is "
+        "recorded as the simulator's, not yours.",
+    )
+    if simulate and guarded(play.let_simulator_reply, store, eid, client=client) is not None:
+        st.rerun()
+    text = st.chat_input(
+        "Your reaction to the proposal" if uv.pending_reaction else "Reply to the agent",
+        key="play_user_reply",
+    )
     if text:
         disclosed = [slot for slot, ticked in boxes.items() if ticked]
         if guarded(play.reply, store, eid, text, disclosed, client=client) is not None:

@@ -52,7 +52,8 @@ from core.protocol.personas import load_persona
 from core.protocol.state import EpisodeState, replay
 from core.protocol.views import agent_view as _agent_view
 from core.protocol.views import user_view as _user_view
-from core.protocol.voices import HUMAN, Voice, make_voice
+from core.protocol.voices import HUMAN, SIMULATOR_FOR_HUMAN, Voice, make_voice
+from core.protocol.voices.template import TemplateVoice
 
 __all__ = [
     "FORMAT_REPAIR_NOTE",
@@ -70,6 +71,7 @@ __all__ = [
     "replay",
     "researcher_view",
     "respond",
+    "respond_for_human",
     "run",
     "start",
     "step",
@@ -147,7 +149,7 @@ def start(
         created_at=datetime.now(UTC),
     )
     log.create_episode(header)
-    state = EpisodeState()
+    state = EpisodeState(human_user=user_voice == HUMAN)
     em = Emitter(state)
     thresholds = pers.thresholds(cfg.base_patience)
     rng_key = f"{sample.graph_id}:{sample.sample_id}:{seed}"
@@ -231,21 +233,64 @@ def respond(
     except ValueError as exc:
         raise ProtocolError(str(exc)) from exc
     question, asked = st.pending_question or "", st.pending_asked
+    reaction = st.pending_reaction
     em = Emitter(st)
 
     def _go() -> None:
         em.emit(
             UserReplied,
-            reply_kind="answer" if disc else "decline",
+            reply_kind="rejection" if reaction else "answer" if disc else "decline",
             text=text,
             disclosures=disc,
             asked=asked,
             voice=HUMAN,
             intent_id=st.intent_id,
         )
+        if reaction:
+            rules.after_rejection(live, em)
+        else:
+            rules.after_exchange(live, em, question, asked)
+            rules.end_of_turn(live, em)
+
+    rules.guarded(live, em, _go)
+    commit(log, episode_id, st, em)
+    return _user_view(st, live.header, live.world, live.session)
+
+
+def respond_for_human(
+    log: EventLog, episode_id: str, *, world_loader: WorldLoader | None = None
+) -> UserView:
+    """Let the simulated user write this one reply for the person playing the user.
+
+    The person asked for it ("let the simulator answer this one"): the reply the simulator
+    would give — an answer under the persona's rules, or the reaction to the rejected proposal
+    — is phrased by the template voice and recorded with the voice
+    :data:`~core.protocol.voices.SIMULATOR_FOR_HUMAN`, so it is never mistaken for the
+    person's own words.
+
+    Raises:
+        ProtocolError: The episode is not waiting for a user reply.
+    """
+    live = load(log, episode_id, world_loader)
+    st = live.state
+    if st.phase != "awaiting_user":
+        raise ProtocolError(f"episode {episode_id} is not waiting for a user reply")
+    question, asked = st.pending_question or "", st.pending_asked
+    reaction = st.pending_reaction
+    em = Emitter(st)
+    voice = TemplateVoice()
+
+    def _go() -> None:
+        if reaction:
+            plan = user.plan_reaction(st, False, live.world, live.session)
+            rules.say(live, em, plan, reaction=True, voice=voice, voice_name=SIMULATOR_FOR_HUMAN)
+            rules.after_rejection(live, em)
+            return
+        plan = user.plan_answer(st, question, asked, live.world)
+        rules.say(live, em, plan, voice=voice, voice_name=SIMULATOR_FOR_HUMAN)
         rules.after_exchange(live, em, question, asked)
         rules.end_of_turn(live, em)
 
     rules.guarded(live, em, _go)
     commit(log, episode_id, st, em)
-    return _user_view(st, live.header, live.world)
+    return _user_view(st, live.header, live.world, live.session)

@@ -19,7 +19,7 @@ from core.model.episode import EpisodeHeader
 from core.model.events import EpisodeEnded, Event, ObservationRecorded, ProposalJudged
 from core.protocol.emit import Emitter
 from core.protocol.state import EpisodeState, replay
-from core.protocol.voices import Voice, make_voice
+from core.protocol.voices import HUMAN, Voice, make_voice
 
 WorldLoader = Callable[[str], HostWorld]
 """``benchmark -> HostWorld``."""
@@ -96,7 +96,7 @@ def load(
             got.voice = voice
         return got
     header = log.header(episode_id)
-    state = replay(events)
+    state = replay(events, human_user=header.user_voice == HUMAN)
     world = (loader or default_loader)(header.benchmark)
     session = rebuild_session(world, state, events, header.config)
     if voice is None:

@@ -48,7 +48,7 @@ from core.protocol.emit import Emitter
 from core.protocol.matching import Reading, read_ask
 from core.protocol.matching import record as record_reading
 from core.protocol.patience import affordable, charge, exhausted
-from core.protocol.voices import HUMAN
+from core.protocol.voices import HUMAN, Voice
 from core.protocol.voices.template import TemplateVoice
 
 FORMAT_REPAIR_NOTE = "That was not a final answer. Give your final answer now."
@@ -114,13 +114,32 @@ def guarded(live: LiveEpisode, em: Emitter, fn: Callable[[], None]) -> None:
 # --------------------------------------------------------------------------- the user
 
 
-def say(live: LiveEpisode, em: Emitter, plan: user.ReplyPlan, *, reaction: bool = False) -> None:
-    """Phrase ``plan`` with the episode's voice and record the user's reply."""
+def say(
+    live: LiveEpisode,
+    em: Emitter,
+    plan: user.ReplyPlan,
+    *,
+    reaction: bool = False,
+    voice: Voice | None = None,
+    voice_name: str | None = None,
+) -> None:
+    """Phrase ``plan`` with the episode's voice and record the user's reply.
+
+    Args:
+        live: The live episode.
+        em: The emitter.
+        plan: What the reply does.
+        reaction: The reply reacts to an adjudicated proposal.
+        voice: Phrase with this voice instead of the episode's.
+        voice_name: Record the reply under this voice name (the simulator answering one
+            message on a person's request is recorded as
+            :data:`~core.protocol.voices.SIMULATOR_FOR_HUMAN`).
+    """
     st = live.state
     assert st.persona is not None
-    voice = live.voice
+    voice = voice or live.voice
     if voice is None or (reaction and voice.name == "mute"):
-        voice = TemplateVoice()  # human users: reactions are phrased by the template voice
+        voice = TemplateVoice()  # the template phrases it (the mute user's reactions)
     if voice.name == "mute" and not reaction:
         plan = user.ReplyPlan(kind="mute", turn=plan.turn, question=plan.question, asked=plan.asked)
     try:
@@ -140,7 +159,7 @@ def say(live: LiveEpisode, em: Emitter, plan: user.ReplyPlan, *, reaction: bool 
         declined=plan.declined,
         repeated=plan.repeated,
         hinted=plan.hinted,
-        voice=voice.name,
+        voice=voice_name or voice.name,
         intent_id=st.intent_id,
     )
 
@@ -229,8 +248,10 @@ def judge(live: LiveEpisode, em: Emitter, via: ProposalVia) -> None:
         via="final_shot" if final_shot else via,
         proposal=live.session.proposal(),
     )
+    human = live.header.user_voice == HUMAN
     if v.accepted:
-        say(live, em, user.plan_reaction(st, True, live.world, live.session), reaction=True)
+        if not human:  # a person is never spoken for; the episode simply ends
+            say(live, em, user.plan_reaction(st, True, live.world, live.session), reaction=True)
         reason = (
             TerminationReason.FORCED_FINAL_ACCEPTED
             if forced
@@ -249,9 +270,16 @@ def judge(live: LiveEpisode, em: Emitter, via: ProposalVia) -> None:
         else:
             end(em, Outcome.EXHAUSTED, TerminationReason.FINAL_SHOT_REJECTED)
         return
+    if human:
+        return  # paused: the person phrases the reaction (respond() then calls after_rejection)
     say(live, em, user.plan_reaction(st, False, live.world, live.session), reaction=True)
-    charge(em, "rejected_proposal", cfg)
-    shifts.mark_due(em, cfg)
+    after_rejection(live, em)
+
+
+def after_rejection(live: LiveEpisode, em: Emitter) -> None:
+    """After the user's reaction to a rejected proposal: charge it, then the turn's end."""
+    charge(em, "rejected_proposal", live.config)
+    shifts.mark_due(em, live.config)
     end_of_turn(live, em)
 
 

@@ -79,7 +79,7 @@ def user_view(
 ) -> UserView:
     """Return the user-side view of an episode."""
     live = load(log, episode_id, world_loader)
-    return _user_view(live.state, live.header, live.world)
+    return _user_view(live.state, live.header, live.world, live.session)
 
 
 def researcher_view(

@@ -137,6 +137,16 @@ class UserView(Strict):
     budget: float
     pending_question: str | None = None
     pending_asked: tuple[str, ...] = ()
+    pending_reaction: bool = Field(
+        default=False,
+        description="A person plays the user and the agent's proposal was rejected: their "
+        "reaction is awaited.",
+    )
+    unmet: tuple[str, ...] = Field(
+        default=(),
+        description="While a reaction is awaited: what the rejected proposal gets wrong, in "
+        "plain words (empty when the world cannot tell).",
+    )
     transcript: tuple[TranscriptEntry, ...] = ()
     ended: bool = False
     outcome: Outcome | None = None

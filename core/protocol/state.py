@@ -79,6 +79,8 @@ class EpisodeState:
     questions: int = 0
     pending_question: str | None = None
     pending_asked: tuple[str, ...] = ()
+    human_user: bool = False
+    pending_reaction: bool = False
     proposals: int = 0
     rejections: int = 0
     last_verdict: tuple[bool, str, float | None] | None = None
@@ -201,6 +203,7 @@ def evolve(state: EpisodeState, ev: Event) -> EpisodeState:
                 state.disclosed[d.slot] = d.value
         state.pending_question = None
         state.pending_asked = ()
+        state.pending_reaction = False
         if state.phase == "awaiting_user":
             state.phase = "agent"
     elif isinstance(ev, ObservationRecorded):
@@ -235,6 +238,15 @@ def evolve(state: EpisodeState, ev: Event) -> EpisodeState:
         if not ev.accepted:
             state.rejections += 1
         state.last_verdict = (ev.accepted, ev.reason, ev.score)
+        if (
+            state.human_user
+            and not ev.accepted
+            and state.phase == "agent"
+            and ev.via not in ("final_shot", "forced_final")
+        ):
+            # A person plays the user: they phrase their own reaction to the rejected proposal.
+            state.pending_reaction = True
+            state.phase = "awaiting_user"
     elif isinstance(ev, StaleCheck):
         pass
     elif isinstance(ev, ForcedFinal):
@@ -268,9 +280,15 @@ def _action_text(a: Any) -> str:
     return str(a.raw)
 
 
-def replay(events: Iterable[Event]) -> EpisodeState:
-    """Rebuild the state from a stored event list (pure fold)."""
-    st = EpisodeState()
+def replay(events: Iterable[Event], *, human_user: bool = False) -> EpisodeState:
+    """Rebuild the state from a stored event list (pure fold).
+
+    Args:
+        events: The episode's events in order.
+        human_user: A person plays the user (their reactions to rejected proposals pause the
+            episode like their answers do); from the header's ``user_voice``.
+    """
+    st = EpisodeState(human_user=human_user)
     for ev in events:
         evolve(st, ev)
     return st

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.envs.base import HostWorld
+from core.envs.base import EnvSession, HostWorld
 from core.model.episode import (
     AgentView,
     EpisodeHeader,
@@ -20,7 +20,7 @@ from core.model.episode import (
 )
 from core.model.events import Event, dump_event
 from core.protocol.fast import construct
-from core.protocol.hooks import slot_label
+from core.protocol.hooks import slot_label, unmet_problems
 from core.protocol.state import EpisodeState
 
 
@@ -65,8 +65,20 @@ def _shift_note(state: EpisodeState, i: int) -> str:
     return f"Your wishes changed ({ev.edge.operator}): now {len(dst.conditions)} requirements."
 
 
-def user_view(state: EpisodeState, header: EpisodeHeader, world: HostWorld) -> UserView:
-    """Build the view for the person (or voice) playing the user."""
+def user_view(
+    state: EpisodeState,
+    header: EpisodeHeader,
+    world: HostWorld,
+    session: EnvSession | None = None,
+) -> UserView:
+    """Build the view for the person (or voice) playing the user.
+
+    Args:
+        state: The episode state.
+        header: The episode header.
+        world: The episode's world.
+        session: The live session; with it, a pending reaction lists what is unmet.
+    """
     assert state.sample is not None and state.persona is not None
     hidden = set(state.sample.hidden_slots)
     known = state.known_slots()
@@ -96,10 +108,20 @@ def user_view(state: EpisodeState, header: EpisodeHeader, world: HostWorld) -> U
         budget=state.budget,
         pending_question=state.pending_question,
         pending_asked=state.pending_asked,
+        pending_reaction=state.pending_reaction,
+        unmet=_unmet(state, world, session),
         transcript=tuple(state.transcript),
         ended=state.ended,
         outcome=state.outcome,
     )
+
+
+def _unmet(state: EpisodeState, world: HostWorld, session: EnvSession | None) -> tuple[str, ...]:
+    """What the rejected proposal gets wrong, for the person phrasing their reaction."""
+    if not state.pending_reaction or session is None:
+        return ()
+    problems = unmet_problems(world, state.current, session) or []
+    return tuple(p.known_text or p.text for p in problems)
 
 
 def state_dict(state: EpisodeState) -> dict[str, Any]:

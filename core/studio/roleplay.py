@@ -474,6 +474,12 @@ def reply(
     return advance(log, episode_id, client=client)
 
 
+def let_simulator_reply(log: EventLog, episode_id: str, *, client: Any = None) -> UserView:
+    """The person asks the simulated user to write this one reply (recorded as such)."""
+    episode.respond_for_human(log, episode_id, world_loader=_loader(log, episode_id))
+    return advance(log, episode_id, client=client)
+
+
 # ------------------------------------------------------------------------ user page view
 class VerdictLine(Strict):
     """One proposal the agent made and how execution judged it."""

@@ -137,6 +137,47 @@ def test_play_as_user_a_couple_of_turns(studio_url: str, store: Store, tab: Any)
     screenshot(tab, "play_user")
 
 
+def test_play_as_user_every_message_typed_by_the_person(
+    studio_url: str, store: Store, tab: Any
+) -> None:
+    """A whole episode: every user line, reactions to rejected proposals included, is typed."""
+    sid = store.sample_rows("webshop")[5]["sample_id"]
+    _goto(tab, studio_url, "play_user", benchmark="webshop", sample=sid, persona="rational", seed=1)
+    _button(tab, "Start episode").click()
+    eid = _episode_id(tab)
+    waiting = tab.get_by_text("Tick what your reply tells the agent")
+    over = tab.get_by_text("Episode over")
+    typed: list[str] = []
+    reactions = 0
+    for n in range(30):
+        waiting.or_(over).first.wait_for(timeout=60_000)
+        if over.count():
+            break
+        if tab.get_by_text("The agent's proposal was not accepted").count():
+            reactions += 1
+            line = f"Reaction {n}: no, that is not what I asked for."
+        else:
+            line = f"Message {n}: I am not sure, you decide."
+        chat = tab.get_by_test_id("stChatInputTextArea")
+        chat.fill(line)
+        chat.press("Enter")
+        tab.get_by_text(line).wait_for(timeout=60_000)
+        typed.append(line)
+    over.wait_for(timeout=60_000)
+    replies = [e for e in store.events(eid) if e.kind == "user_reply"]
+    assert replies and [e.text for e in replies] == typed
+    assert {e.voice for e in replies} == {"human"}
+    # every rejection that left the episode running was answered by the person, in words
+    paused = [
+        e
+        for e in store.events(eid)
+        if e.kind == "proposal_judged"
+        and not e.accepted
+        and e.via not in ("final_shot", "forced_final")
+    ]
+    assert reactions == len(paused) == sum(1 for e in replies if e.reply_kind == "rejection")
+
+
 def _hidden_values(sample: Sample, graph: IntentGraph, public: str) -> set[str]:
     """Hidden true values the opening request does not state (and the host's tools never name)."""
     raw: list[Any] = [m.true_value for m in sample.mask if m.hidden and m.true_value is not None]

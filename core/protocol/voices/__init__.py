@@ -50,6 +50,10 @@ class Voice(Protocol):
 HUMAN = "human"
 """User-voice spec of a person playing the user."""
 
+SIMULATOR_FOR_HUMAN = "simulator_for_human"
+"""Voice name of a reply the simulated user wrote because the person asked it to ("let the
+simulator answer this one"); recorded so analyses can tell it from the person's own words."""
+
 
 def make_voice(spec: str) -> Voice | None:
     """Build the voice for ``spec`` (None for ``human``).

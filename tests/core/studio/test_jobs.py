@@ -237,7 +237,11 @@ def test_cancel_interrupts_a_studio_worker(store: Store) -> None:
     job = jobs.launch_job(store, spec, RunOptions(workers=1))
     wait_status(store, "long", {"running"})
     assert jobs.cancel_job(store, "long") == "cancelling"
-    assert wait_status(store, "long", {"cancelled", "completed"}) == "cancelled"
+    try:
+        status = wait_status(store, "long", {"cancelled", "completed"})
+    except AssertionError as exc:  # say why: the worker's own log
+        raise AssertionError(f"{exc}\n{jobs.worker_log(store, 'long', lines=80)}") from None
+    assert status == "cancelled", jobs.worker_log(store, "long", lines=80)
     deadline = time.monotonic() + 20
     while jobs.pid_alive(job.pid, job.start_ticks) and time.monotonic() < deadline:
         time.sleep(0.05)
