@@ -223,3 +223,25 @@ def test_another_persons_user_episode_is_refused(monkeypatch: pytest.MonkeyPatch
     assert not at.exception
     assert any("belongs to another person" in e.value for e in at.error)
     assert not _boxes(at) and not at.chat_input
+
+
+def test_simulator_answers_one_message_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    home = demo_home()
+    sid = SampleSource(None).sample_ids("mock")[2]
+    at = _start(_open(home, monkeypatch).run(), "mock", sid, 0, "A1")
+    eid = at.session_state["play_user_episode"]
+    store = Store.open(home / "driftbench.db")
+    assert _boxes(at)
+    before = [e for e in store.events(eid) if isinstance(e, UserReplied)]
+    assert before == []  # nothing was said for the person
+    sim = next(b for b in at.button if (b.key or "").startswith("play_user_simulate_"))
+    sim.click().run()
+    assert not at.exception
+    replies = [e for e in store.events(eid) if isinstance(e, UserReplied)]
+    assert len(replies) == 1 and replies[0].voice == "simulator_for_human"
+    for _ in range(12):  # the person types the rest, reactions to rejected proposals included
+        if not _boxes(at):
+            break
+        _reply(at, "In my own words.", tick="none")
+    replies = [e for e in store.events(eid) if isinstance(e, UserReplied)]
+    assert [e.voice for e in replies[1:]] == ["human"] * (len(replies) - 1)
