@@ -20,13 +20,13 @@ An LLM interpreter (:mod:`core.protocol.interpret_llm`) maps messages to the sam
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from core.envs.base import HostWorld
 from core.envs.lexicon import ActionLexicon, SlotLexicon
+from core.model.cache import LockedLRU
 from core.model.intent import Condition, Intent
 from core.protocol import hooks
 from core.protocol.lexmatch import Compiled, Score, compile_lexicons, score, selected
@@ -73,8 +73,9 @@ class Index:
     order: tuple[str, ...] = field(default=())
 
 
-_CACHE: OrderedDict[tuple[object, ...], Index] = OrderedDict()
-_CACHE_MAX = 2048
+_CACHE: LockedLRU[tuple[object, ...], Index] = LockedLRU(2048)
+"""Compiled lexicons per (world content, intent): immutable values, shared by every session
+under the LRU's lock."""
 
 
 def _world_key(world: HostWorld) -> tuple[object, ...]:
@@ -93,7 +94,6 @@ def index_for(world: HostWorld, intent: Intent) -> Index:
     )
     got = _CACHE.get(key)
     if got is not None:
-        _CACHE.move_to_end(key)
         return got
     conds = {c.slot: c for c in intent.conditions}
     lexicons = [hooks.slot_lexicon(world, c) for c in conds.values()]
@@ -105,9 +105,7 @@ def index_for(world: HostWorld, intent: Intent) -> Index:
         action=hooks.action_lexicon(world, intent),
         order=tuple(conds),
     )
-    _CACHE[key] = idx
-    while len(_CACHE) > _CACHE_MAX:
-        _CACHE.popitem(last=False)
+    _CACHE.put(key, idx)
     return idx
 
 
@@ -122,9 +120,7 @@ def compiled_for(world: HostWorld, conditions: Sequence[Condition]) -> Compiled:
             context=compile_lexicons(()),
             action=None,
         )
-        _CACHE[key] = got
-        while len(_CACHE) > _CACHE_MAX:
-            _CACHE.popitem(last=False)
+        _CACHE.put(key, got)
     return got.slots
 
 
