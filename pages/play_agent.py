@@ -27,6 +27,7 @@ from pages.common.play import (
     resolve_episode,
     setup_controls,
     shop,
+    start_study_item,
     tool_form,
     tool_result,
 )
@@ -56,26 +57,15 @@ if eid is None and (assignment := st.query_params.get("assignment")) and assignm
         "A study item: the study fixes the sample and condition. You are the agent; the "
         "customer's goal stays hidden until the episode ends."
     )
-    if item.note:
-        st.caption(item.note)
-    if st.button("Start this study item", type="primary", key="play_agent_start_item"):
-        started = guarded(
-            play.start_agent_play,
-            store,
-            benchmark=item.benchmark,
-            sample_id=item.sample_id,
-            persona=item.persona or "rational",
-            seed=item.assignment_id,
-            show_patience=item.patience_visible,
-            player=user.name,
-            strict=True,
-            study_id=item.study_id,
-            assignment_id=item.assignment_id,
-        )
-        if started is not None:
-            del st.query_params["assignment"]
-            remember_episode(KEY, started)
-            st.rerun()
+    start_study_item(
+        KEY,
+        "play_agent",
+        item,
+        play.start_agent_play,
+        store,
+        user.name,
+        show_patience=item.patience_visible,
+    )
     st.stop()
 
 if eid is None:

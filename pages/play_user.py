@@ -30,6 +30,7 @@ from pages.common.play import (
     remember_episode,
     resolve_episode,
     setup_controls,
+    start_study_item,
 )
 from pages.common.store import get_store
 from pages.common.ui import guarded
@@ -74,26 +75,7 @@ if eid is None:
             + (f" and persona ({item.persona})" if item.persona else "")
             + ". You role-play the customer; type every message yourself."
         )
-        if item.note:
-            st.caption(item.note)
-        if st.button("Start this study item", type="primary", key="play_user_start_item"):
-            started = guarded(
-                play.start_user_play,
-                store,
-                benchmark=item.benchmark,
-                sample_id=item.sample_id,
-                persona=item.persona or "rational",
-                seed=item.assignment_id,
-                player=user.name,
-                strict=True,
-                study_id=item.study_id,
-                assignment_id=item.assignment_id,
-            )
-            if started is not None:
-                if "assignment" in st.query_params:
-                    del st.query_params["assignment"]
-                remember_episode(KEY, started)
-                st.rerun()
+        start_study_item(KEY, "play_user", item, play.start_user_play, store, user.name)
         st.stop()
     st.caption(
         "You role-play a customer. You see your persona and your private goal; the agent sees "

@@ -159,6 +159,44 @@ def resolve_episode(
     return str(wanted)
 
 
+def start_study_item(
+    state_key: str, prefix: str, item: Any, start: Any, store: Any, player: str, **extra: Any
+) -> None:
+    """The study item's start button: play the assigned sample, then open the new episode.
+
+    Args:
+        state_key: Session key of the page's episode id.
+        prefix: The page's widget-key prefix.
+        item: The study assignment (``core.studio.plays.assigned_play``).
+        start: The role's start service (``roleplay.start_user_play`` / ``start_agent_play``).
+        store: The store.
+        player: Who plays it.
+        **extra: Role-specific start arguments (the agent's patience condition).
+    """
+    if item.note:
+        st.caption(item.note)
+    if not st.button("Start this study item", type="primary", key=f"{prefix}_start_item"):
+        return
+    started = guarded(
+        start,
+        store,
+        benchmark=item.benchmark,
+        sample_id=item.sample_id,
+        persona=item.persona or "rational",
+        seed=item.assignment_id,
+        player=player,
+        strict=True,
+        study_id=item.study_id,
+        assignment_id=item.assignment_id,
+        **extra,
+    )
+    if started is not None:
+        if "assignment" in st.query_params:
+            del st.query_params["assignment"]
+        remember_episode(state_key, started)
+        st.rerun()
+
+
 def remember_episode(state_key: str, episode_id: str | None) -> None:
     """Keep the episode id in session state and in the URL (so a refresh resumes it)."""
     if episode_id is None:
