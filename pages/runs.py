@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from core.model.run import METHODS, PERSONAS, RunOptions
-from core.studio.choices import method_label, offered_benchmarks
+from core.studio.choices import method_label, offered_benchmarks, sample_selectors
 from core.studio.dashboards import OFFLINE_NOTE, md_escape
 from core.studio.dashboards.construction_explorer import benchmarks
 from core.studio.jobs import (
@@ -73,6 +73,16 @@ with st.expander("New run", expanded=not run_rows(store)):
             "Samples per benchmark (0 = all)", min_value=0, value=2, key="runs-limit"
         )
         f_name = c6.text_input("Name (optional)", key="runs-name")
+        sources, splits = sample_selectors(store)
+        c9, c10 = st.columns(2)
+        f_source = c9.selectbox(
+            "Samples from",
+            ["all", *sources],
+            key="runs-source",
+            help="Provenance: bundled with the project, built in this store, imported from a "
+            "release, or one import by its name. Each sample runs on the world it was built on.",
+        )
+        f_split = c10.selectbox("Split", ["all", *splits], key="runs-split")
         f_workers = st.number_input(
             "Worker processes (0 = one per CPU)",
             min_value=0,
@@ -114,6 +124,8 @@ with st.expander("New run", expanded=not run_rows(store)):
             user_voice=f_voice_model if f_voice_kind == "model" else "template",
             limit=int(f_limit),
             name=f_name,
+            source=None if f_source == "all" else f_source,
+            split=None if f_split == "all" else f_split,
         )
         if spec is not None:
             options = RunOptions(workers=int(f_workers) or None)

@@ -200,6 +200,8 @@ def spec_from_form(
     user_voice: str = "template",
     limit: int | None = None,
     name: str | None = None,
+    source: str | None = None,
+    split: str | None = None,
 ) -> RunSpec:
     """Build a :class:`RunSpec` from the Runs form (validated; nothing is written).
 
@@ -212,6 +214,9 @@ def spec_from_form(
         user_voice: ``template`` or a model spec.
         limit: Samples per benchmark (None or 0 = all).
         name: Run name (blank = the run id).
+        source: Only samples of this provenance (``bundled``, ``built``, ``release`` or an
+            import's name; None or blank = all).
+        split: Only samples of this split (None or blank = all).
 
     Raises:
         ConfigError: Naming the form field that is wrong.
@@ -231,6 +236,8 @@ def spec_from_form(
             agent=(agent or "").strip() or OFFLINE_AGENT,
             user_voice=(user_voice or "").strip() or "template",
             limit=int(limit) if limit else None,
+            source=(source or "").strip() or None,
+            split=(split or "").strip() or None,
         )
     except ValidationError as exc:
         first = exc.errors()[0]

@@ -152,3 +152,22 @@ def test_cancel_and_stop_a_long_run(own_home: Path, monkeypatch: pytest.MonkeyPa
     assert any("worker stopped" in s.value for s in at.success)
     assert store.get_run("long")["status"] == "cancelled"
     wait_worker_gone(own_home, "long")
+
+
+def test_launch_form_offers_the_stored_provenances(
+    own_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.model.run import RunSpec
+
+    at = open_page(own_home, monkeypatch)
+    options = at.selectbox(key="runs-source").options
+    assert options[:2] == ["all", "bundled"]
+    at.selectbox(key="runs-source").select("bundled")
+    fill_form(at, name="bundledonly", limit=1, personas=["rational"])
+    assert not at.exception
+    assert any("Launched bundledonly" in s.value for s in at.success)
+    store = Store.open(own_home / "driftbench.db")
+    spec = RunSpec.model_validate_json(store.get_run("bundledonly")["spec"])
+    assert spec.source == "bundled" and spec.split is None
+    wait_for(own_home, "bundledonly", {"completed", "completed_with_errors", "failed"})
+    wait_worker_gone(own_home, "bundledonly")
