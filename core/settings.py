@@ -115,6 +115,12 @@ class Settings(BaseSettings):
     play_model: str = _var(
         "PLAY_MODEL", "Model spec offered as the agent on the play-as-user page.", default=""
     )
+    play_interpreter: str = _var(
+        "PLAY_INTERPRETER",
+        "Model spec offered (besides offline) for how the simulated user reads a person's "
+        "messages on the play-as-agent page.",
+        default="",
+    )
     # -- GRIP
     grip_workers: int | None = _var(
         "GRIP_WORKERS",

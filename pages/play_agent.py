@@ -17,6 +17,7 @@ from core.model.actions import Ask, EnvOp, Propose
 from core.model.world import EnvAction
 from core.studio import roleplay as play
 from core.studio.debrief import agent_debrief
+from core.studio.env import env_name, settings
 from core.studio.markdown import md_escape
 from core.studio.plainwords import plain_outcome
 from core.studio.plays import assigned_play, complete_assignment, discard_play, play_owner
@@ -79,6 +80,14 @@ if eid is None:
         "Study condition: show me the user's patience meter",
         key="play_agent_show_patience",
     )
+    readers = ["offline", *([m] if (m := settings().play_interpreter.strip()) else [])]
+    interpreter = st.selectbox(
+        "How the simulated user reads your messages",
+        readers,
+        key="play_agent_interpreter",
+        help=f"offline = the built-in question interpreter; set {env_name('play_interpreter')} "
+        "to offer a model.",
+    )
     if setup is not None and st.button("Start episode", type="primary", key="play_agent_start"):
         started = guarded(
             play.start_agent_play,
@@ -90,6 +99,7 @@ if eid is None:
             show_patience=show_patience,
             player=user.name,
             strict=strict,
+            interpreter=str(interpreter),
         )
         if started is not None:
             remember_episode(KEY, started)

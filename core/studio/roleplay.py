@@ -206,6 +206,7 @@ def start_agent_play(
     strict: bool = False,
     study_id: str | None = None,
     assignment_id: int | None = None,
+    interpreter: str = "offline",
 ) -> str:
     """Start an episode in which a person plays the agent against the simulated user.
 
@@ -225,6 +226,9 @@ def start_agent_play(
             as the user (see :func:`core.studio.plays.blind_conflict`).
         study_id: The study this play belongs to.
         assignment_id: The study assignment it fulfils (done when the episode ends).
+        interpreter: How the simulated user reads the person's messages: ``offline`` or a
+            model spec (recorded in the episode's protocol config; an LLM reading that fails
+            falls back to the offline interpreter and is recorded as a ``question_read``).
 
     Returns:
         The episode id.
@@ -248,7 +252,9 @@ def start_agent_play(
         persona,
         seed,
         HUMAN,
-        ProtocolConfig(patience_visible=show_patience),
+        ProtocolConfig(
+            patience_visible=show_patience, interpreter=interpreter.strip() or "offline"
+        ),
         graph=graph,
         method=HUMAN,
         user_voice="template",

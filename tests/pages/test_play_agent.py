@@ -231,3 +231,17 @@ def test_debrief_after_the_episode_ends(monkeypatch: pytest.MonkeyPatch) -> None
     texts = _texts(at)
     assert "What the customer really wanted at the start" in texts
     assert "This episode's GRIP metrics" in texts
+
+
+def test_model_interpreter_offered_and_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = "openai/reader-test@http://127.0.0.1:9"
+    monkeypatch.setenv("DRIFTBENCH_PLAY_INTERPRETER", spec)
+    home = demo_home()
+    at = _open(home, monkeypatch).run()
+    picker = at.selectbox(key="play_agent_interpreter")
+    assert picker.options == ["offline", spec] and picker.value == "offline"
+    picker.select(spec)
+    sid = SampleSource(_store(home)).sample_ids("webshop")[0]
+    at = _start(at, "webshop", sid, "rational", 0)
+    eid = at.session_state["play_agent_episode"]
+    assert _store(home).header(eid).config.interpreter == spec
