@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import ConfigError
+from core.settings import env_name
 
 VERSION = "v1"
 """Token format version (the first dot-separated part)."""
@@ -173,7 +174,7 @@ def load_secret(configured: str | None, path: Path) -> bytes:
         if len(value) < MIN_SECRET_CHARS:
             raise ConfigError(
                 f"must be at least {MIN_SECRET_CHARS} characters",
-                field="DRIFTBENCH_SESSION_SECRET",
+                field=env_name("session_secret"),
             )
         return value.encode()
     try:

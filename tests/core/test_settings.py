@@ -46,6 +46,12 @@ def test_each_variable_is_read(clean_env: pytest.MonkeyPatch, tmp_path: Path) ->
         "DRIFTBENCH_GRIP_WORKERS": "3",
         "DRIFTBENCH_LIVE": "yes",
         "DRIFTBENCH_FUZZ_EXAMPLES": "7",
+        "DRIFTBENCH_SESSION_SECRET": "s" * 40,
+        "DRIFTBENCH_SESSION_HOURS": "6",
+        "DRIFTBENCH_PROXY_SECRET": "p" * 40,
+        "DRIFTBENCH_TRUSTED_PROXIES": "10.0.0.1, 10.0.0.2",
+        "DRIFTBENCH_PLAY_EXPIRY_HOURS": "2",
+        "DRIFTBENCH_PLAY_INTERPRETER": "openai/r@http://127.0.0.1:9/v1",
     }
     assert set(values) == set(ENV_NAMES)
     for k, v in values.items():
@@ -59,6 +65,9 @@ def test_each_variable_is_read(clean_env: pytest.MonkeyPatch, tmp_path: Path) ->
     assert s.trust_role_header is True and s.llm_transport == "litellm"
     assert s.play_model == "openai/m@http://127.0.0.1:9/v1"
     assert s.grip_workers == 3 and s.live is True and s.fuzz_examples == 7
+    assert s.session_secret == "s" * 40 and s.session_hours == 6.0
+    assert s.proxy_secret == "p" * 40 and s.trusted_proxies == ("10.0.0.1", "10.0.0.2")
+    assert s.play_expiry_hours == 2.0 and s.play_interpreter == "openai/r@http://127.0.0.1:9/v1"
 
 
 def test_home_expands_the_user_folder(clean_env: pytest.MonkeyPatch) -> None:
