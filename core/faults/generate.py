@@ -103,7 +103,8 @@ def generate_sample(
         written = writer.write(adapter, root, plans, variant=attempt, rng=rng)
         stats.candidates += 1
         stats.candidates_by_type[key] += 1
-        questionnaire = [p.fault for p in plans]
+        # extractors answer the whole questionnaire: they are never told the planned fault
+        questionnaire = list(FaultType)
         e1 = extractors[0].extract(written.text, adapter, root, questionnaire, ctx)
         e2 = extractors[1].extract(written.text, adapter, root, questionnaire, ctx)
         s1 = check_extractions(plans, e1, e2)
@@ -116,13 +117,13 @@ def generate_sample(
         if not s2.ok:
             stats.rejected["2"] += 1
             stats.rejected_by_type[key] += 1
-            stats.reasons[f"2:{s2.reason.split(':')[0]}"] += 1
+            stats.reasons[f"2:{s2.reason[:70]}"] += 1
             continue
         s3 = admit(adapter, root, truth, plans)
         if not s3.ok:
             stats.rejected["3"] += 1
             stats.rejected_by_type[key] += 1
-            stats.reasons[f"3:{s3.reason.split(':')[0]}"] += 1
+            stats.reasons[f"3:{s3.reason[:70]}"] += 1
             continue
         mask = mask_for(root, plans, written.surfaces)
         comps = s3.signature["components"]
