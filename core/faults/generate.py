@@ -97,10 +97,11 @@ def generate_sample(
     truth = root.ground_truth
     assert truth is not None
     ctx = ctx or extraction_context(adapter, graph)
+    base = rng.randrange(1 << 16)  # surface strategy offset: requests do not all open alike
     for attempt in range(attempts):
         plans = list(plan_options[attempt % len(plan_options)])
         key = _type_key(plans)
-        written = writer.write(adapter, root, plans, variant=attempt, rng=rng)
+        written = writer.write(adapter, root, plans, variant=base + attempt, rng=rng)
         stats.candidates += 1
         stats.candidates_by_type[key] += 1
         # extractors answer the whole questionnaire: they are never told the planned fault

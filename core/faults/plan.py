@@ -7,6 +7,7 @@ phrase it, extractors must rediscover it, and executable admission runs its lite
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 
 from pydantic import Field
@@ -132,13 +133,19 @@ def two_way_plans(
     true_toks = {t for a in adapter.atoms(cur) for t in tokens(a)}
     out: list[FaultPlan] = []
     for tw in SURFACES.data.two_way:
-        for a, b in (tw.senses, tw.senses[::-1]):
+        pairs = [(tw.senses, tw.raw), (tw.senses[::-1], tw.raw[::-1] if tw.raw else None)]
+        for (a, b), raw in pairs:
             if true_toks != set(a):
                 continue
-            for v in adapter.domain(intent, slot):
-                alt = {
-                    t for x in adapter.atoms(cur.model_copy(update={"value": v})) for t in x.split()
-                }
+            values = family_values(adapter, intent, slot)
+            if raw is not None and isinstance(cur.value, str):
+                pat = r"(?<![a-z0-9_])" + re.escape(raw[0]) + r"(?![a-z0-9_])"
+                swapped = re.sub(pat, raw[1], cur.value)
+                if swapped != cur.value:
+                    values.append(swapped)
+            for v in values:
+                atoms = adapter.atoms(cur.model_copy(update={"value": v}))
+                alt = {t for x in atoms for t in x.split()}
                 if alt == set(b) and not foreign(adapter, intent, v):
                     out.append(
                         FaultPlan(

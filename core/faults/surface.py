@@ -57,6 +57,7 @@ class TwoWay(Strict):
 
     word: str
     senses: tuple[tuple[str, ...], tuple[str, ...]]
+    raw: tuple[str, str] | None = None
     say: str
 
 
@@ -272,10 +273,14 @@ def forbidden_terms(adapter: HostAdapter, intent_slots: list[str] | None = None)
             out.add(t.lower())
             out.add(t.lower().replace("_", " "))
     for slot in intent_slots or []:
-        out.add(slot.lower())
-        f = arg_of(slot).lower()
-        if "_" in f or any(ch.isdigit() for ch in f):
-            out.add(f)
+        if ":" in slot and not slot.startswith("attr:"):
+            out.add(slot.lower())
+        elif "_" in slot:
+            out.add(slot.lower())  # price_upper
+        if slot.startswith(("arg:", "also:")):
+            f = arg_of(slot).lower()
+            if "_" in f or any(ch.isdigit() for ch in f):
+                out.add(f)
     return sorted(out)
 
 

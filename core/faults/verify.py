@@ -94,7 +94,7 @@ def check_extractions(
 
 
 _LEAK = re.compile(
-    r"\b(?:arg|attr|option|also):|price_upper|[{}\[\]<>]|\bslot\b|\bfault\b|\bmask\b|\bhidden\b"
+    r"\b(?:arg|attr|option|also):|price_upper|[{}\[\]<>]|\bslot\b|\bfault\b|\bmask\b|\bhidden slot"
 )
 
 
