@@ -198,12 +198,16 @@ class AlignmentExtractor:
         return None
 
     def _dangling(self, segs: list[_Seg], best: _Seg, every: set[str]) -> bool:
-        """The value's segment follows one that names someone else's thing ('my partner's')."""
+        """The value's segment follows one that names another thing it could belong to."""
         i = segs.index(best)
         if i == 0:
             return False
         prev = segs[i - 1]
-        return "my" in prev.toks and not (prev.toks & every) and prev.sentence == best.sentence
+        return (
+            re.search(r"\b(?:with|for|on|match)\s+my\b", prev.text) is not None
+            and not (prev.toks & every)
+            and prev.sentence == best.sentence
+        )
 
     def _marked(self, adapter: HostAdapter, c: Condition, segs: list[_Seg]) -> bool:
         label = set(tokens(label_of(adapter, c)))

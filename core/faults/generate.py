@@ -112,7 +112,7 @@ def generate_sample(
         if not s1.ok:
             stats.rejected["1"] += 1
             stats.rejected_by_type[key] += 1
-            stats.reasons[f"1:{key}:{s1.reason.split(':', 1)[-1].strip()[:60]}"] += 1
+            stats.reasons[f"1:{key}:{s1.reason[:80]}"] += 1
             continue
         s2 = check_strings(written.text, adapter, root, plans, written.surfaces)
         if not s2.ok:
