@@ -302,6 +302,7 @@ def build_samples(
     per_graph: int | None = None,
     ref: WorldRef | None = None,
     writer_temperature: float = 0.7,
+    writer_instance: Writer | None = None,
 ) -> tuple[list[Sample], dict[str, Any]]:
     """Generate-then-verify faulty opening requests over ``graphs``.
 
@@ -317,6 +318,8 @@ def build_samples(
             k > 1: composite draws per graph (None = 1).
         ref: The world's reference, recorded on every sample (default: the graph's).
         writer_temperature: Sampling temperature of an LLM writer.
+        writer_instance: An already built writer to reuse (``build_bundled`` shares one over
+            k = 1, 2 and 4, so off-topic passages are not reused within a graph).
 
     Every sample gets the split of its root's host task (:func:`task_splits`).
 
@@ -329,7 +332,7 @@ def build_samples(
         raise ConfigError("k must be 1, 2 or 4", field="k")
     check_extractor_pair(extractors)
     adapter = adapter_for(world)
-    w = make_writer(writer, writer_temperature)
+    w = writer_instance or make_writer(writer, writer_temperature)
     ex = (make_extractor(extractors[0], 0), make_extractor(extractors[1], 1))
     stats = GenStats()
     samples: list[Sample] = []
@@ -479,9 +482,12 @@ def build_bundled(benchmark: str, out_dir: Path = BUNDLED_DIR, *, seed: int = 42
     ref = WorldRef.bundled(benchmark, world.world_id)
     plan = BUNDLED_PLAN.get(benchmark, {"per_graph": None, "k2": 1, "k4": 1})
     graphs, gstats = build_graphs(world, seed=seed, ref=ref)
-    s1, st1 = build_samples(world, graphs, k=1, seed=seed, per_graph=plan["per_graph"])
-    s2, st2 = build_samples(world, graphs, k=2, seed=seed, per_graph=plan["k2"])
-    s4, st4 = build_samples(world, graphs, k=4, seed=seed, per_graph=plan["k4"])
+    w = TemplateWriter()
+    s1, st1 = build_samples(
+        world, graphs, k=1, seed=seed, per_graph=plan["per_graph"], writer_instance=w
+    )
+    s2, st2 = build_samples(world, graphs, k=2, seed=seed, per_graph=plan["k2"], writer_instance=w)
+    s4, st4 = build_samples(world, graphs, k=4, seed=seed, per_graph=plan["k4"], writer_instance=w)
     samples = sorted({s.sample_id: s for s in s1 + s2 + s4}.values(), key=lambda s: s.sample_id)
     samples = [s.model_copy(update={"source": "bundled"}) for s in samples]
     d = out_dir / benchmark

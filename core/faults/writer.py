@@ -166,7 +166,7 @@ class TemplateWriter:
 
     def _unask_message(self, text: str) -> str:
         out = rewrite(text, self.sf.data.service.whole_message_unask)
-        out = out.replace("?", ".")
+        out = re.sub(r"\s*,?\s*([.!?])", r"\1", out.replace("?", "."))
         return " ".join(_cap(s) for s in re.split(r"(?<=[.!])\s+", out) if s)
 
     def _render(
