@@ -133,9 +133,12 @@ def _check_fault(adapter: HostAdapter, graph: IntentGraph, s: Sample, bench: str
     elif ft is F.INSUFFICIENT_INFORMATION:
         assert e.kind == "withheld" and absent
     elif ft is F.IRRELEVANT_INFORMATION:
-        extra = [a for x in s.mask if x.kind == "extra" for a in adapter.atoms(
-            next(c for c in _extra_conditions(s) if c.slot == x.slot)
-        )]
+        extra = [
+            a
+            for x in s.mask
+            if x.kind == "extra"
+            for a in adapter.atoms(next(c for c in _extra_conditions(s) if c.slot == x.slot))
+        ]
         assert extra and all(contains_atom(low, a) for a in extra)
     elif ft in (F.REFERENTIAL_AMBIGUITY, F.VAGUENESS_SUBJECTIVITY):
         assert e.kind == "marked" and absent and e.surface.lower() in low
@@ -222,7 +225,9 @@ def test_composites_follow_the_redraw_rules(bench: str) -> None:
     for s in comps:
         n = len(graphs[s.graph_id].root.conditions)
         assert draw_ok(list(s.faults), n, adapter.host_class) is None, s.faults
-        targets = [e.slot for e in s.mask if e.fault is not None and e.kind not in ("extra", "noise")]
+        targets = [
+            e.slot for e in s.mask if e.fault is not None and e.kind not in ("extra", "noise")
+        ]
         assert len(targets) == len(set(targets)), "two faults on one slot"
 
 
@@ -271,6 +276,11 @@ def test_whole_message_faults_are_a_transformation_only_second_pass_when_k_is_4(
     two = TemplateWriter().write(
         adapter, g.root, [slot_plans[0], whole[0]], variant=3, rng=random.Random(7)
     )
-    assert two.text != w._unask_message(  # noqa: SLF001
-        TemplateWriter().write(adapter, g.root, slot_plans[:1], variant=3, rng=random.Random(7)).text
+    assert (
+        two.text
+        != w._unask_message(  # noqa: SLF001
+            TemplateWriter()
+            .write(adapter, g.root, slot_plans[:1], variant=3, rng=random.Random(7))
+            .text
+        )
     )
