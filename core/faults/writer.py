@@ -96,6 +96,55 @@ CONNECTORS = (
 )
 
 
+ADDRESS_PARTS = ("address1", "address2", "city", "state", "zip", "country")
+"""τ² address arguments, in the order a customer says an address."""
+
+
+def merge_clauses(
+    adapter: HostAdapter, intent: Intent, order: Sequence[str], clause: dict[str, str]
+) -> dict[str, str]:
+    """Say an untouched address (or an origin and destination) as one customer clause.
+
+    ``the street address is 1 Elm St, the second address line is Suite 2, the city is …``
+    becomes ``the address is 1 Elm St, Suite 2, Portland, OR 97176, USA``. Only parts whose
+    clause is still the world's own phrasing are merged (a faulty part keeps its own clause).
+
+    Returns:
+        slot → merged clause for the first merged slot of each group, and ``"#" + slot`` →
+        ``"x"`` for the other slots folded into it.
+    """
+    out: dict[str, str] = {}
+    if adapter.host_class != "service":
+        return out
+    smap = intent.slot_map()
+    by_req: dict[str, dict[str, str]] = {}
+    for s in order:
+        parts = s.split(":")
+        if len(parts) == 4 and parts[0] == "arg":
+            by_req.setdefault(f"{parts[1]}:{parts[2]}", {})[parts[3]] = s
+
+    def untouched(slot: str) -> bool:
+        return clause[slot] == adapter.phrase(smap[slot])
+
+    for args in by_req.values():
+        addr = [args[a] for a in ADDRESS_PARTS if a in args]
+        if len(addr) >= 3 and all(untouched(x) for x in addr):
+            vals = {a: adapter.decoded(smap[args[a]].value) for a in ADDRESS_PARTS if a in args}
+            if all(isinstance(v, str) for v in vals.values()):
+                st_zip = " ".join(str(vals[a]) for a in ("state", "zip") if vals.get(a))
+                seq = [vals.get("address1"), vals.get("address2"), vals.get("city"), st_zip]
+                text = ", ".join(str(v) for v in [*seq, vals.get("country")] if v)
+                out[addr[0]] = f"the address is {text}"
+                for x in addr[1:]:
+                    out["#" + x] = "x"
+        trip = [args[a] for a in ("origin", "destination") if a in args]
+        if len(trip) == 2 and all(untouched(x) for x in trip):
+            src, dst = (value_words(adapter, smap[x]) for x in trip)
+            out[trip[0]] = f"I'm flying from {src} to {dst}"
+            out["#" + trip[1]] = "x"
+    return out
+
+
 class TemplateWriter:
     """Offline writer: project-written surface strategies, deterministic per variant and seed.
 
@@ -278,6 +327,7 @@ class TemplateWriter:
         if service:
             text = self._service(
                 adapter,
+                intent,
                 order,
                 clause,
                 trailing,
@@ -307,6 +357,7 @@ class TemplateWriter:
     def _service(
         self,
         adapter: HostAdapter,
+        intent: Intent,
         order: list[str],
         clause: dict[str, str],
         trailing: list[str],
@@ -319,10 +370,13 @@ class TemplateWriter:
     ) -> str:
         t = self.sf.data.service
         groups: dict[str, list[str]] = {}
+        merged = merge_clauses(adapter, intent, order, clause)
         for s in order:
             req = adapter.request_of(s) or ""
             groups.setdefault(req, [])
-            if clause[s]:
+            if s in merged:
+                groups[req].append(merged[s])
+            elif clause[s] and not merged.get("#" + s):
                 groups[req].append(clause[s])
         reqs = sorted(groups, key=lambda r: (r.split(":")[0].zfill(4), r))
         sentences: list[str] = []
