@@ -45,7 +45,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--world", default=None, metavar="ID", help=_WORLD_HELP)
     s.add_argument("--writer", default="template", help="template or an LLM model spec")
     s.add_argument(
-        "--extractors", default="rule,rule", help="two extractor specs: rule or LLM model specs"
+        "--extractors",
+        default="rule,align",
+        help="two different extractor specs: rule, align or LLM model specs (the same one "
+        "twice is refused)",
+    )
+    s.add_argument(
+        "--writer-temperature",
+        type=float,
+        default=0.7,
+        help="sampling temperature of an LLM writer (default 0.7)",
     )
     s.add_argument("--k", type=int, choices=(1, 2, 4), default=1, help="faults per request")
     s.add_argument("--seed", type=int, default=42)
@@ -135,7 +144,7 @@ def cmd_build_samples(args: argparse.Namespace) -> int:
         return emit(args, stats, f"{args.benchmark}: rebuilt bundled data ({totals})")
     extractors = tuple(x.strip() for x in args.extractors.split(","))
     if len(extractors) != 2 or not all(extractors):
-        raise ConfigError("give exactly two extractor specs, e.g. rule,rule", field="--extractors")
+        raise ConfigError("give exactly two extractor specs, e.g. rule,align", field="--extractors")
     loaded = world_for(store, args.benchmark, args.data, args.world)
     graphs, gstats = build_graphs(loaded.world, seed=args.seed, ref=loaded.ref)
     samples, stats = build_samples(
@@ -147,6 +156,7 @@ def cmd_build_samples(args: argparse.Namespace) -> int:
         seed=args.seed,
         per_graph=args.per_graph,
         ref=loaded.ref,
+        writer_temperature=args.writer_temperature,
     )
     store.put_graphs_and_samples(graphs, samples, source="built")
     record_build(
@@ -216,4 +226,23 @@ def cmd_build_report(args: argparse.Namespace) -> int:
         )
     if not report["benchmarks"]:
         lines.append("(nothing matches)")
+    if args.text:
+        lines += _text_lines(report["benchmarks"])
     return emit(args, report, "\n".join(lines))
+
+
+def _text_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The ``--text`` block: request-text statistics and top opening templates per type."""
+    out: list[str] = []
+    for b in rows:
+        t = b.get("text") or {}
+        out.append("")
+        out.append(
+            f"{b['benchmark']} / {b['source']}: median words {_cell(t.get('median_words'))}, "
+            f"tool-name rate {_cell(t.get('tool_name_rate'), '.1%')}, distinct off-topic "
+            f"passages {_cell(t.get('distinct_offtopic_passages'))}"
+        )
+        for ftype, tops in sorted((t.get("top_templates") or {}).items()):
+            shown = "; ".join(f"“{x['template']}…” {x['share']:.0%}" for x in tops)
+            out.append(f"  {ftype:<26} {shown}")
+    return out

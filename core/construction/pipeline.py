@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from core.envs.base import HostWorld
 from core.errors import ConfigError, pydantic_error_to_config_error
+from core.faults.align import AlignmentExtractor
 from core.faults.composite import assign_slots, draw_types
 from core.faults.extract import Extractor, RuleExtractor
 from core.faults.generate import (
@@ -139,24 +140,43 @@ def build_graphs(
 
 
 # ---------------------------------------------------------------------------------- samples
-def make_writer(spec: str) -> Writer:
-    """``template`` → the offline writer; anything else is an LLM model spec."""
+def make_writer(spec: str, temperature: float = 0.7) -> Writer:
+    """``template`` → the offline writer; anything else is an LLM model spec.
+
+    Args:
+        spec: ``template`` or a model spec.
+        temperature: Sampling temperature of an LLM writer (default 0.7, the reference's).
+    """
     if spec == "template":
         return TemplateWriter()
     from core.faults.llm import LLMWriter
 
-    writer: Writer = LLMWriter(spec)
+    writer: Writer = LLMWriter(spec, temperature=temperature)
     return writer
 
 
 def make_extractor(spec: str, index: int = 0) -> Extractor:
-    """``rule`` → the offline extractor; anything else is an LLM model spec."""
+    """``rule`` / ``align`` → the two offline extractors; anything else is an LLM model spec."""
     if spec == "rule":
         return RuleExtractor("rule")
+    if spec == "align":
+        return AlignmentExtractor("align")
     from core.faults.llm import LLMExtractor
 
     extractor: Extractor = LLMExtractor(spec)
     return extractor
+
+
+def check_extractor_pair(extractors: tuple[str, str]) -> None:
+    """Refuse two extractors that are the same reader or the same model (not independent)."""
+    from core.faults.llm import same_model
+
+    if same_model(extractors[0], extractors[1]):
+        raise ConfigError(
+            f"the two extractors must differ (got {extractors[0]!r} twice): their agreement "
+            "is only evidence when they read independently",
+            field="extractors",
+        )
 
 
 def applicable_plans(
@@ -276,11 +296,13 @@ def build_samples(
     graphs: Sequence[IntentGraph],
     *,
     writer: str = "template",
-    extractors: tuple[str, str] = ("rule", "rule"),
+    extractors: tuple[str, str] = ("rule", "align"),
     k: int = 1,
     seed: int = 42,
     per_graph: int | None = None,
     ref: WorldRef | None = None,
+    writer_temperature: float = 0.7,
+    writer_instance: Writer | None = None,
 ) -> tuple[list[Sample], dict[str, Any]]:
     """Generate-then-verify faulty opening requests over ``graphs``.
 
@@ -288,12 +310,16 @@ def build_samples(
         world: The host world the graphs were built from (executes literal readings).
         graphs: Intent graphs (roots carry executed ground truth).
         writer: ``template`` or an LLM model spec.
-        extractors: Two extractor specs (``rule`` or LLM model specs, ideally two families).
+        extractors: Two different extractor specs (``rule``, ``align`` or LLM model specs);
+            the same reader or model twice is refused.
         k: Faults per request (1, 2 or 4).
         seed: Seed of draws, plans and variants.
         per_graph: k = 1: samples per graph (None = one per applicable type);
             k > 1: composite draws per graph (None = 1).
         ref: The world's reference, recorded on every sample (default: the graph's).
+        writer_temperature: Sampling temperature of an LLM writer.
+        writer_instance: An already built writer to reuse (``build_bundled`` shares one over
+            k = 1, 2 and 4, so off-topic passages are not reused within a graph).
 
     Every sample gets the split of its root's host task (:func:`task_splits`).
 
@@ -304,8 +330,9 @@ def build_samples(
     """
     if k not in (1, 2, 4):
         raise ConfigError("k must be 1, 2 or 4", field="k")
+    check_extractor_pair(extractors)
     adapter = adapter_for(world)
-    w = make_writer(writer)
+    w = writer_instance or make_writer(writer, writer_temperature)
     ex = (make_extractor(extractors[0], 0), make_extractor(extractors[1], 1))
     stats = GenStats()
     samples: list[Sample] = []
@@ -455,9 +482,12 @@ def build_bundled(benchmark: str, out_dir: Path = BUNDLED_DIR, *, seed: int = 42
     ref = WorldRef.bundled(benchmark, world.world_id)
     plan = BUNDLED_PLAN.get(benchmark, {"per_graph": None, "k2": 1, "k4": 1})
     graphs, gstats = build_graphs(world, seed=seed, ref=ref)
-    s1, st1 = build_samples(world, graphs, k=1, seed=seed, per_graph=plan["per_graph"])
-    s2, st2 = build_samples(world, graphs, k=2, seed=seed, per_graph=plan["k2"])
-    s4, st4 = build_samples(world, graphs, k=4, seed=seed, per_graph=plan["k4"])
+    w = TemplateWriter()
+    s1, st1 = build_samples(
+        world, graphs, k=1, seed=seed, per_graph=plan["per_graph"], writer_instance=w
+    )
+    s2, st2 = build_samples(world, graphs, k=2, seed=seed, per_graph=plan["k2"], writer_instance=w)
+    s4, st4 = build_samples(world, graphs, k=4, seed=seed, per_graph=plan["k4"], writer_instance=w)
     samples = sorted({s.sample_id: s for s in s1 + s2 + s4}.values(), key=lambda s: s.sample_id)
     samples = [s.model_copy(update={"source": "bundled"}) for s in samples]
     d = out_dir / benchmark

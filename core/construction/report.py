@@ -14,7 +14,8 @@ Graph and verifier statistics are what each build recorded (``construction_build
 bundled benchmark, its committed ``stats.json``); sample and graph counts are what the store
 holds. Imported release samples were verified by their authors, so their candidate and
 rejection columns are ``null`` (undefined, never 0). ``text=True`` adds request-text
-statistics (median words, share of requests naming a tool, distinct off-topic passages).
+statistics (median words, share of requests naming a tool, distinct off-topic passages and
+the most frequent opening templates per single fault type).
 """
 
 from __future__ import annotations
@@ -269,6 +270,12 @@ def store_report(
 
 
 # ---------------------------------------------------------------------------------- text
+TOP_TEMPLATES = 3
+"""Surface templates kept per fault type in the text statistics."""
+
+_TEMPLATE_WORDS = 6
+
+
 def _tool_names(benchmark: str) -> set[str]:
     from core.envs.registry import load_world
 
@@ -278,24 +285,56 @@ def _tool_names(benchmark: str) -> set[str]:
         return set()
 
 
+def tool_patterns(tools: Iterable[str]) -> re.Pattern[str] | None:
+    """Whole-word pattern of tool-name phrasing (None when the host has none).
+
+    Multi-word tool names count as an id and in their spaced form (``cancel_pending_order``,
+    ``cancel pending order``); single-word tool names (``think``, ``search``) are ordinary
+    words and are not counted.
+    """
+    forms: set[str] = set()
+    for t in tools:
+        t = t.lower()
+        if "_" in t:
+            forms |= {t, t.replace("_", " ")}
+    if not forms:
+        return None
+    alt = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+    return re.compile(rf"(?<![a-z0-9_])(?:{alt})(?![a-z0-9_])")
+
+
+def surface_template(sample: Sample) -> str:
+    """The opening skeleton of a request (``hello, i need to change the``).
+
+    Its first words after any off-topic passage, with numbers and ids masked. Requests
+    that all open the same way share a template, so the most frequent templates per fault
+    type show a wording regression at a glance.
+    """
+    text = sample.query
+    for m in sample.mask:
+        if m.kind == "noise" and m.surface and text.startswith(m.surface):
+            text = text[len(m.surface) :]
+    words = [
+        "#" if any(ch.isdigit() for ch in w) else w.strip("\"'").lower()
+        for w in text.split()[:_TEMPLATE_WORDS]
+    ]
+    return " ".join(words)
+
+
 def text_of(samples: Iterable[Sample], tools: set[str]) -> dict[str, Any]:
     """Request-text statistics of ``samples``.
 
     ``median_words`` (words per opening request), ``tool_name_rate`` (share of requests that
-    name one of the host's tools, e.g. ``cancel_pending_order``) and
+    name one of the host's tools, as an id or in its spaced form, see :func:`tool_patterns`),
     ``distinct_offtopic_passages`` (distinct off-topic passages of contextual-irrelevance
-    samples). Undefined values (no samples) are ``None``.
+    samples) and ``top_templates`` (fault type → the most frequent opening skeletons with their
+    counts, :func:`surface_template`). Undefined values (no samples) are ``None``.
     """
     words: list[int] = []
     naming = 0
     passages: set[str] = set()
-    pattern = (
-        re.compile(
-            r"(?<![a-z0-9_])(" + "|".join(re.escape(t) for t in sorted(tools)) + r")(?![a-z0-9_])"
-        )
-        if tools
-        else None
-    )
+    templates: dict[str, Counter[str]] = {}
+    pattern = tool_patterns(tools)
     for s in samples:
         words.append(len(s.query.split()))
         if pattern is not None and pattern.search(s.query.lower()):
@@ -303,10 +342,22 @@ def text_of(samples: Iterable[Sample], tools: set[str]) -> dict[str, Any]:
         for m in s.mask:
             if m.fault is FaultType.CONTEXTUAL_IRRELEVANCE and m.kind == "noise" and m.surface:
                 passages.add(" ".join(m.surface.split()).lower())
+        key = "+".join(f.value for f in s.faults)
+        templates.setdefault(key, Counter())[surface_template(s)] += 1
     return {
         "median_words": statistics.median(words) if words else None,
         "tool_name_rate": round(naming / len(words), 4) if words else None,
         "distinct_offtopic_passages": len(passages) if words else None,
+        "top_templates": {
+            k: [
+                {"template": t, "count": n, "share": round(n / sum(c.values()), 4)}
+                for t, n in sorted(c.items(), key=lambda x: (-x[1], x[0]))[:TOP_TEMPLATES]
+            ]
+            for k, c in sorted(templates.items())
+            if "+" not in k
+        }
+        if words
+        else None,
     }
 
 

@@ -18,8 +18,8 @@ from pydantic import Field
 
 from core.faults.lexicon import LEXICON, Lexicon
 from core.faults.plan import own_atoms
+from core.faults.surface import SURFACES, capabilities_of, label_of, tool_of_request, vague_of
 from core.faults.taxonomy import DIFF_CLASS, DIFF_CLASSES, FAMILY_OF_CLASS
-from core.faults.writer import request_lead
 from core.graph.hosts.base import HostAdapter, contains_atom, tokens
 from core.model.base import Strict
 from core.model.intent import Condition, ConditionValue, Intent
@@ -83,12 +83,58 @@ def _sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
 
 
+def presupposition_cues(lex: Lexicon = LEXICON) -> tuple[str, ...]:
+    """Phrases that deny a value is possible (lexicon plus the surface 'unavailable' list)."""
+    extra = [u for v in SURFACES.data.unavailable.values() for u in v]
+    return tuple(dict.fromkeys([*lex.cues.presupposition_cues, *extra, "out of stock"]))
+
+
+def capability_pattern(benchmark: str, lex: Lexicon = LEXICON) -> re.Pattern[str]:
+    """``your <name> <noun>``: a capability asked for by name (nouns from lexicon and pool)."""
+    nouns = set(lex.cues.capability_nouns) | {c.split()[-1] for c in capabilities_of(benchmark)}
+    alt = "|".join(re.escape(n) for n in sorted(nouns, key=len, reverse=True))
+    return re.compile(rf"\byour\s+([a-z][a-z -]{{1,40}}?)\s+(?:{alt})(?![a-z0-9-])")
+
+
+def goal_spots(low: str, request: str) -> list[int]:
+    """Positions where any customer wording of ``request``'s operation occurs."""
+    goals = SURFACES.data.goals.get(tool_of_request(request)) or ()
+    return [m.start() for g in goals for m in re.finditer(re.escape(g.lower()), low)]
+
+
+def marker_hit(adapter: HostAdapter, c: Condition, low: str, lex: Lexicon = LEXICON) -> bool:
+    """Whether a vague or deictic reference to ``c``'s slot occurs in ``low``."""
+    if adapter.host_class == "service":
+        if any(contains_atom(low, v) for v in vague_of(adapter, c)):
+            return True
+        label = label_of(adapter, c)
+        deictic = SURFACES.data.deictic
+        tpls = deictic.get(c.slot.split(":")[-1]) or deictic["_default"]
+        return any(contains_atom(low, t.format(label=label)) for t in tpls)
+    marker = _has_any(low, lex.cues.vague_markers + lex.cues.deictic_markers)
+    return marker and contains_atom(low, adapter.slot_label(c))
+
+
+def two_way_hit(adapter: HostAdapter, c: Condition, low: str) -> bool:
+    """Whether a two-way word one of whose senses is ``c``'s value occurs in ``low``."""
+    toks = {t for a in adapter.atoms(c) for t in tokens(a)}
+    return any(
+        contains_atom(low, tw.word) and any(set(sense) == toks for sense in tw.senses)
+        for tw in SURFACES.data.two_way
+    )
+
+
 class RuleExtractor:
     """Offline extractor: decides each slot's treatment from string evidence and cue words."""
 
     def __init__(self, name: str = "rule", lexicon: Lexicon = LEXICON) -> None:
         self.name = name
         self.lex = lexicon
+
+    def _capability_slot(
+        self, adapter: HostAdapter, intent: Intent, low: str, m: re.Match[str]
+    ) -> str:
+        return capability_target(adapter, intent, low, m.start(), m.end())
 
     def extract(
         self,
@@ -104,14 +150,18 @@ class RuleExtractor:
         other: list[str] = []
         low = text.lower()
         used_alt_atoms: set[str] = set()
-        presup_text = " ".join(s for s in _sentences(low) if _has_any(s, cues.presupposition_cues))
+        presup_text = " ".join(
+            s for s in _sentences(low) if _has_any(s, presupposition_cues(self.lex))
+        )
         presup = bool(presup_text)
         companion_at = min(
             [p for p in (_pos(low, c) for c in cues.companion_cues) if p >= 0], default=-1
         )
         reqs = sorted({r for c in intent.conditions if (r := adapter.request_of(c.slot))})
         plain_reqs = [r for r in reqs if not r.startswith("also")]
-        last_lead_at = low.rfind(request_lead(plain_reqs[-1])) if len(plain_reqs) >= 2 else -1
+        last_lead_at = (
+            max(goal_spots(low, plain_reqs[-1]), default=-1) if len(plain_reqs) >= 2 else -1
+        )
         for c in intent.conditions:
             own = own_atoms(adapter, intent, c.slot)
             if not own:
@@ -130,12 +180,11 @@ class RuleExtractor:
                     alt_hit = v
                     used_alt_atoms.update(a.lower() for a in alt_own)
                     break
-            label = adapter.slot_label(c)
             if present:
                 first = min(_pos(low, a) for a in own)
                 if doubted and alt_hit is not None:
                     classes["presupposed"].append(c.slot)
-                elif adapter.host_class != "service" and companion_at >= 0 and first > companion_at:
+                elif companion_at >= 0 and first > companion_at:
                     classes["ambiguous"].append(c.slot)
                 elif (
                     last_lead_at >= 0
@@ -150,43 +199,18 @@ class RuleExtractor:
                 continue
             true_toks = {t for a in adapter.atoms(c) for t in tokens(a)}
             lexical = [t for t in true_toks if contains_atom(low, f"the {t} one")]
-            marker = _has_any(low, cues.vague_markers + cues.deictic_markers)
-            if lexical:
+            if lexical or two_way_hit(adapter, c, low):
                 classes["ambiguous"].append(c.slot)
-            elif marker and contains_atom(low, label):
+            elif marker_hit(adapter, c, low, self.lex):
                 classes["marked"].append(c.slot)
             else:
                 classes["withheld"].append(c.slot)
-        # capability: a named tool the desk lacks, or the wrong one
-        tools = set(adapter.tool_names())
-        noun = "|".join(re.escape(n) for n in cues.capability_nouns)
-        for m in re.finditer(rf"(?:your|the)\s+([a-z][a-z _]{{1,40}}?)\s+(?:{noun})\b", low):
-            name = m.group(1).strip().replace(" ", "_")
-            after = low[m.end() :]
-            hit = None
-            for r in plain_reqs:
-                p = _pos(after, request_lead(r))
-                if p < 0:
-                    continue
-                # requests sharing a lead are told apart by where their own values appear
-                spots = [
-                    q
-                    for c2 in intent.conditions
-                    if adapter.request_of(c2.slot) == r
-                    for a in own_atoms(adapter, intent, c2.slot)
-                    if (q := _pos(after, a)) >= p
-                ]
-                rank = (p, min(spots) if spots else 10**9)
-                if hit is None or rank < hit[0]:
-                    hit = (rank, r)
-            own_tool = hit[1].split(":", 1)[1] if hit else None
-            if name not in tools or (own_tool is not None and name != own_tool):
-                slots = sorted(
-                    c.slot
-                    for c in intent.conditions
-                    if hit and adapter.request_of(c.slot) == hit[1]
-                )
-                classes["capability"].append(slots[0] if slots else "*")
+        # capability: a named capability the host has no tool for
+        tools = {t.replace("_", " ") for t in adapter.tool_names()}
+        for m in capability_pattern(adapter.benchmark, self.lex).finditer(low):
+            if m.group(1).strip() in tools:
+                continue
+            classes["capability"].append(self._capability_slot(adapter, intent, low, m))
         # extras: a filterable property the user does not hold
         true_atoms = {a.lower() for c in intent.conditions for a in adapter.atoms(c)}
         for bundle in ctx.extra_pool:
@@ -196,7 +220,7 @@ class RuleExtractor:
                 if not set(atoms) <= used_alt_atoms:
                     classes["extra"].append(bundle[0].slot)
         # noise: a long run of sentences unrelated to the request
-        labels = [adapter.slot_label(c) for c in intent.conditions]
+        labels = [label_of(adapter, c) for c in intent.conditions]
         run, best = 0, 0
         for s in _sentences(text):
             related = (
@@ -228,6 +252,34 @@ class RuleExtractor:
             classes=result,
             other_changes=tuple(other),
         )
+
+
+def _nearest(
+    adapter: HostAdapter, intent: Intent, low: str, at: int, *, before: bool
+) -> str | None:
+    best: tuple[int, str] | None = None
+    for c in intent.conditions:
+        for a in own_atoms(adapter, intent, c.slot):
+            for m in re.finditer(r"(?<![a-z0-9])" + re.escape(a.lower()) + r"(?![a-z0-9])", low):
+                d = at - m.end() if before else m.start() - at
+                if d >= 0 and (best is None or d < best[0]):
+                    best = (d, c.slot)
+    return best[1] if best else None
+
+
+def capability_target(adapter: HostAdapter, intent: Intent, low: str, start: int, end: int) -> str:
+    """Slot a capability request is about.
+
+    A shop's checked condition is the nearest value before it; a desk's request is the one
+    whose values follow it (its first slot).
+    """
+    if adapter.host_class != "service":
+        return _nearest(adapter, intent, low, start, before=True) or "*"
+    hit = _nearest(adapter, intent, low, end, before=False)
+    if hit is None:
+        return "*"
+    req = adapter.request_of(hit)
+    return sorted(c.slot for c in intent.conditions if adapter.request_of(c.slot) == req)[0]
 
 
 def expected_family(fault: FaultType) -> FaultFamily:

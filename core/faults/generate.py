@@ -97,32 +97,34 @@ def generate_sample(
     truth = root.ground_truth
     assert truth is not None
     ctx = ctx or extraction_context(adapter, graph)
+    base = rng.randrange(1 << 16)  # surface strategy offset: requests do not all open alike
     for attempt in range(attempts):
         plans = list(plan_options[attempt % len(plan_options)])
         key = _type_key(plans)
-        written = writer.write(adapter, root, plans, variant=attempt, rng=rng)
+        written = writer.write(adapter, root, plans, variant=base + attempt, rng=rng)
         stats.candidates += 1
         stats.candidates_by_type[key] += 1
-        questionnaire = [p.fault for p in plans]
+        # extractors answer the whole questionnaire: they are never told the planned fault
+        questionnaire = list(FaultType)
         e1 = extractors[0].extract(written.text, adapter, root, questionnaire, ctx)
         e2 = extractors[1].extract(written.text, adapter, root, questionnaire, ctx)
         s1 = check_extractions(plans, e1, e2)
         if not s1.ok:
             stats.rejected["1"] += 1
             stats.rejected_by_type[key] += 1
-            stats.reasons[f"1:{key}:{s1.reason.split(':', 1)[-1].strip()[:60]}"] += 1
+            stats.reasons[f"1:{key}:{s1.reason[:80]}"] += 1
             continue
         s2 = check_strings(written.text, adapter, root, plans, written.surfaces)
         if not s2.ok:
             stats.rejected["2"] += 1
             stats.rejected_by_type[key] += 1
-            stats.reasons[f"2:{s2.reason.split(':')[0]}"] += 1
+            stats.reasons[f"2:{s2.reason[:70]}"] += 1
             continue
         s3 = admit(adapter, root, truth, plans)
         if not s3.ok:
             stats.rejected["3"] += 1
             stats.rejected_by_type[key] += 1
-            stats.reasons[f"3:{s3.reason.split(':')[0]}"] += 1
+            stats.reasons[f"3:{s3.reason[:70]}"] += 1
             continue
         mask = mask_for(root, plans, written.surfaces)
         comps = s3.signature["components"]

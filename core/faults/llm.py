@@ -21,8 +21,9 @@ from core.errors import ConfigError
 from core.faults.extract import Extraction, ExtractionContext
 from core.faults.lexicon import FAULTS_DIR
 from core.faults.plan import FaultPlan
+from core.faults.surface import goal_of
 from core.faults.taxonomy import DIFF_CLASS, DIFF_CLASSES, FAMILY_OF_CLASS
-from core.faults.writer import Written, request_lead
+from core.faults.writer import Written
 from core.graph.hosts.base import HostAdapter, contains_atom
 from core.model.intent import Intent
 from core.model.sample import FaultType
@@ -33,10 +34,34 @@ class _Completer(Protocol):
     def complete(self, messages: Sequence[Any], **kw: Any) -> Any: ...
 
 
-def _client(spec: str) -> _Completer:
-    from core.llm import make_client
+WRITER_TEMPERATURE = 0.7
+"""Default sampling temperature of the LLM writer (the reference's); extractors use 0."""
 
-    return make_client(spec)
+
+def _client(spec: str, temperature: float | None = None) -> _Completer:
+    """A cached client (the store's response cache, like every other LLM call)."""
+    from core.llm import make_client
+    from core.llm.types import ModelSpec
+    from core.paths import default_store_path
+
+    parsed = ModelSpec.parse(spec)
+    if temperature is not None:
+        parsed = parsed.model_copy(update={"temperature": temperature})
+    return make_client(parsed, cache_path=default_store_path())
+
+
+def same_model(a: str, b: str) -> bool:
+    """Whether two extractor specs name the same model (then they are not independent)."""
+    if a == b:
+        return True
+    if a in ("rule", "align") or b in ("rule", "align"):
+        return False
+    from core.llm.types import ModelSpec
+
+    try:
+        return ModelSpec.parse(a).model == ModelSpec.parse(b).model
+    except (ValueError, ConfigError):
+        return False
 
 
 @lru_cache(maxsize=8)
@@ -93,7 +118,8 @@ def plan_instructions(adapter: HostAdapter, intent: Intent, plan: FaultPlan) -> 
         return f"- Also ask for '{extra}', which the customer does not actually need."
     if kind == "capability":
         req = adapter.request_of(plan.target or "") or ""
-        return f"- Ask the assistant to use its '{plan.surface}' tool to {request_lead(req)}."
+        goal = goal_of(adapter, req, 0) if req else f"check the {label}"
+        return f"- Ask the assistant to use its {plan.surface} (which it does not have) to {goal}."
     if plan.fault is FaultType.CONTEXTUAL_IRRELEVANCE:
         return "- Open with three or four sentences (25+ words) of unrelated personal chatter."
     return "- Never state a request; only describe the situation."
@@ -133,9 +159,15 @@ def infer_surfaces(
 class LLMWriter:
     """Writer backed by a language model."""
 
-    def __init__(self, spec: str, client: _Completer | None = None) -> None:
+    def __init__(
+        self,
+        spec: str,
+        client: _Completer | None = None,
+        temperature: float = WRITER_TEMPERATURE,
+    ) -> None:
         self.name = spec
-        self.client = client or _client(spec)
+        self.temperature = temperature
+        self.client = client or _client(spec, temperature)
 
     def write(
         self,
@@ -200,11 +232,15 @@ def parse_extraction(
 
 
 class LLMExtractor:
-    """Extractor backed by a language model (one questionnaire call per text)."""
+    """Extractor backed by a language model (one questionnaire call per text, temperature 0).
+
+    It sees the requirements and the text, and answers the whole questionnaire: it is never
+    told which fault was planned.
+    """
 
     def __init__(self, spec: str, client: _Completer | None = None) -> None:
         self.name = spec
-        self.client = client or _client(spec)
+        self.client = client or _client(spec, 0.0)
 
     def extract(
         self,

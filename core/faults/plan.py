@@ -7,12 +7,21 @@ phrase it, extractors must rediscover it, and executable admission runs its lite
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 
 from pydantic import Field
 from rapidfuzz.fuzz import ratio
 
 from core.faults.lexicon import LEXICON
+from core.faults.surface import (
+    SURFACES,
+    capabilities_of,
+    companions_of,
+    deictic_of,
+    premise_ok,
+    vague_of,
+)
 from core.faults.taxonomy import MASK_KIND
 from core.graph.hosts.base import HostAdapter, tokens
 from core.model.base import Strict, canonical_json
@@ -72,7 +81,11 @@ def _near_misses(
 ) -> list[ConditionValue]:
     cur = intent.slot_map()[slot]
     cur_text = " ".join(adapter.atoms(cur))
-    alts = [v for v in adapter.domain(intent, slot) if _alt_ok(adapter, intent, slot, v)]
+    alts = [
+        v
+        for v in adapter.domain(intent, slot)
+        if _alt_ok(adapter, intent, slot, v) and not foreign(adapter, intent, v)
+    ]
     alts.sort(
         key=lambda v: (
             -ratio(cur_text, " ".join(adapter.atoms(cur.model_copy(update={"value": v})))),
@@ -80,6 +93,71 @@ def _near_misses(
         )
     )
     return alts[:limit]
+
+
+def foreign(adapter: HostAdapter, intent: Intent, value: ConditionValue) -> bool:
+    """Whether ``value`` names another customer's entity (an order, booking or card).
+
+    Premise faults must be false about *this* customer's world (their own other order, a
+    flight they do not hold), never another customer's data.
+    """
+    index = adapter.customer_index()
+    who_of = getattr(adapter, "customer", None)
+    if not index or not callable(who_of):
+        return False
+    who = who_of(intent)
+    decoded = adapter.decoded(value)
+    ids = [decoded] if isinstance(decoded, str) else []
+    if isinstance(decoded, list):
+        ids = [x for x in decoded if isinstance(x, str)]
+    return any(index.get(x) not in (None, who) for x in ids)
+
+
+def family_values(adapter: HostAdapter, intent: Intent, slot: str) -> list[ConditionValue]:
+    """The slot's domain plus every value its slot family takes in any seed of the world."""
+    fam = adapter.slot_family(slot)
+    cur = intent.slot_map()[slot].value
+    seen = {canonical_json(v): v for v in adapter.domain(intent, slot)}
+    for sd in adapter.seeds():
+        for c in sd.conditions:
+            if adapter.slot_family(c.slot) == fam and c.value != cur:
+                seen.setdefault(canonical_json(c.value), c.value)
+    return [seen[k] for k in sorted(seen)]
+
+
+def two_way_plans(
+    adapter: HostAdapter, intent: Intent, slot: str, fault: FaultType
+) -> list[FaultPlan]:
+    """Lexical-ambiguity plans from the two-way word list (both senses are slot values)."""
+    cur = intent.slot_map()[slot]
+    true_toks = {t for a in adapter.atoms(cur) for t in tokens(a)}
+    out: list[FaultPlan] = []
+    for tw in SURFACES.data.two_way:
+        pairs = [(tw.senses, tw.raw), (tw.senses[::-1], tw.raw[::-1] if tw.raw else None)]
+        for (a, b), raw in pairs:
+            if true_toks != set(a):
+                continue
+            values = family_values(adapter, intent, slot)
+            if raw is not None and isinstance(cur.value, str):
+                pat = r"(?<![a-z0-9_])" + re.escape(raw[0]) + r"(?![a-z0-9_])"
+                swapped = re.sub(pat, raw[1], cur.value)
+                if swapped != cur.value:
+                    values.append(swapped)
+            for v in values:
+                atoms = adapter.atoms(cur.model_copy(update={"value": v}))
+                alt = {t for x in atoms for t in x.split()}
+                if alt == set(b) and not foreign(adapter, intent, v):
+                    out.append(
+                        FaultPlan(
+                            fault=fault,
+                            target=slot,
+                            stated_value=v,
+                            surface=tw.word,
+                            sub_kind="two_way",
+                        )
+                    )
+                    break
+    return out
 
 
 def _targetable(adapter: HostAdapter, intent: Intent, *, markable: bool = False) -> list[str]:
@@ -136,30 +214,44 @@ def candidate_plans(
                 plans.append(FaultPlan(fault=fault, target=s, stated_value=v, sub_kind="near_miss"))
     elif fault is ft.FALSE_PRESUPPOSITION:
         for s in slots():
+            if not premise_ok(adapter, intent.slot_map()[s]):
+                continue
             for v in _near_misses(adapter, intent, s, limit=2):
                 plans.append(FaultPlan(fault=fault, target=s, stated_value=v, sub_kind="fallback"))
     elif fault is ft.TOOL_CAPABILITY_MISMATCH:
-        if adapter.supports_capability_fault():
+        caps = list(capabilities_of(adapter.benchmark))
+        if adapter.host_class == "shop":
+            # the shop lacks the capability a condition is to be checked with (a filter,
+            # a comparison, a size guide): a literal reader loses that condition
+            for s in slots():
+                if s == "price_upper":
+                    continue
+                for cap in rng.sample(caps, min(2, len(caps))):
+                    plans.append(
+                        FaultPlan(
+                            fault=fault,
+                            target=s,
+                            surface=cap,
+                            sub_kind="missing_capability",
+                            drop_slots=(s,),
+                        )
+                    )
+        elif adapter.supports_capability_fault():
             reqs: dict[str, list[str]] = {}
             for c in conds:
                 r = adapter.request_of(c.slot)
                 if r is not None and not c.slot.startswith("also:"):
                     reqs.setdefault(r, []).append(c.slot)
-            tools = set(adapter.tool_names())
-            fakes = [f for f in lex.fake_tools if f.replace(" ", "_") not in tools]
-            for r, rslots in sorted(reqs.items()):
+            for _r, rslots in sorted(reqs.items()):
                 if rslots[0] in exclude:
                     continue
-                tool = r.split(":", 1)[1]
-                wrong = [t for t in adapter.write_tools() if t != tool]
-                names = [f"{f}" for f in fakes] + wrong[:2]
-                for name in names:
+                for cap in rng.sample(caps, min(3, len(caps))):
                     plans.append(
                         FaultPlan(
                             fault=fault,
                             target=sorted(rslots)[0],
-                            surface=name,
-                            sub_kind="missing_tool" if name in fakes else "wrong_tool",
+                            surface=cap,
+                            sub_kind="missing_capability",
                             drop_slots=tuple(sorted(rslots)),
                         )
                     )
@@ -175,15 +267,26 @@ def candidate_plans(
     elif fault is ft.REFERENTIAL_AMBIGUITY:
         if enough:
             for s in slots(markable=True):
-                plans.append(
-                    FaultPlan(
-                        fault=fault, target=s, surface=rng.choice(lex.deictic), sub_kind="deictic"
-                    )
+                cond = intent.slot_map()[s]
+                marker = (
+                    deictic_of(adapter, cond, rng.randrange(8))
+                    if adapter.host_class == "service"
+                    else rng.choice(lex.deictic)
                 )
+                plans.append(FaultPlan(fault=fault, target=s, surface=marker, sub_kind="deictic"))
     elif fault is ft.VAGUENESS_SUBJECTIVITY:
         if enough:
             for s in slots(markable=True):
-                if adapter.is_ordered(intent.slot_map()[s]):
+                cond = intent.slot_map()[s]
+                if adapter.host_class == "service":
+                    options = vague_of(adapter, cond)
+                    if options:
+                        plans.append(
+                            FaultPlan(
+                                fault=fault, target=s, surface=rng.choice(options), sub_kind="vague"
+                            )
+                        )
+                elif adapter.is_ordered(cond):
                     plans.append(
                         FaultPlan(
                             fault=fault, target=s, surface=rng.choice(lex.vague), sub_kind="vague"
@@ -192,6 +295,10 @@ def candidate_plans(
     elif fault is ft.LEXICAL_AMBIGUITY:
         if enough:
             for s in slots(markable=True):
+                found = two_way_plans(adapter, intent, s, fault)
+                if found:
+                    plans += found
+                    continue
                 cur = intent.slot_map()[s]
                 others = {
                     t for c in conds if c.slot != s for a in adapter.atoms(c) for t in tokens(a)
@@ -240,6 +347,17 @@ def candidate_plans(
                     for s in slots(markable=True):
                         if adapter.request_of(s) != last:
                             plans.append(FaultPlan(fault=fault, target=s, sub_kind="attachment"))
+                else:
+                    # one request: a trailing detail that could belong to someone else's
+                    for s in slots(markable=True):
+                        plans.append(
+                            FaultPlan(
+                                fault=fault,
+                                target=s,
+                                surface=rng.choice(companions_of(adapter.benchmark)),
+                                sub_kind="attachment",
+                            )
+                        )
             else:
                 for s in slots(markable=True):
                     plans.append(

@@ -20,6 +20,7 @@ from typing import Any
 from core.faults.extract import Extraction
 from core.faults.lexicon import LEXICON
 from core.faults.plan import FaultPlan, component_readings, own_atoms
+from core.faults.surface import forbidden_terms, leaks
 from core.faults.taxonomy import ADMISSION_RULE, DIFF_CLASS, FAMILY_OF_CLASS, TARGETED
 from core.graph.hosts.base import HostAdapter, contains_atom
 from core.model.intent import GroundTruth, Intent
@@ -93,7 +94,7 @@ def check_extractions(
 
 
 _LEAK = re.compile(
-    r"\b(?:arg|attr|option|also):|price_upper|[{}\[\]<>]|\bslot\b|\bfault\b|\bmask\b|\bhidden\b"
+    r"\b(?:arg|attr|option|also):|price_upper|[{}\[\]<>]|\bslot\b|\bfault\b|\bmask\b|\bhidden slot"
 )
 
 
@@ -115,6 +116,10 @@ def check_strings(
         return StepResult(False, "empty text")
     if _LEAK.search(text):
         return StepResult(False, f"internal syntax leaked: {_LEAK.search(text).group(0)!r}")  # type: ignore[union-attr]
+    slots = [c.slot for c in intent.conditions] + [e.slot for p in plans for e in p.extra]
+    leaked = leaks(text, forbidden_terms(adapter, slots))
+    if leaked is not None:
+        return StepResult(False, f"tool name or field id leaked: {leaked!r}")
     n = len(text.split())
     limit = word_limit(intent, plans)
     if n > limit:
@@ -181,6 +186,37 @@ def check_strings(
     return StepResult(True)
 
 
+def rule_holds(rule: str, rels: Sequence[str], set_kind: bool, attachment: bool = False) -> bool:
+    """Whether executed relations satisfy an admission rule, judged per fault semantics.
+
+    * ``move`` (factual error, false presupposition, capability mismatch): the literal
+      reading is a real, executable request that ends somewhere else — an unexecutable
+      reading is a typo, not a premise fault, and is rejected;
+    * ``shrink`` (irrelevant information): a strict subset of the answers (set hosts) or an
+      executable, different state (service hosts: an extra write happens);
+    * ``widen`` (insufficient information, referential ambiguity, vagueness): a strict
+      superset (set hosts); on service hosts the reading lacks a detail, so it either cannot
+      be carried out without asking (unexecutable) or a default lands elsewhere (different);
+    * ``ambiguous``: the true sense reproduces the truth and the other sense is executable and
+      different (an attachment reading on a service host that moves a detail to another
+      request leaves its own request without it, so unexecutable counts there);
+    * ``unchanged`` (indirect intent, contextual irrelevance): the same answer.
+    """
+    first = rels[0] if rels else "unexecutable"
+    if rule == "move":
+        return first in ("different", "subset", "superset")
+    if rule == "shrink":
+        return first == "subset" if set_kind else first == "different"
+    if rule == "widen":
+        return first == "superset" if set_kind else first in ("different", "unexecutable")
+    if rule == "ambiguous":
+        other: tuple[str, ...] = ("different", "subset", "superset")
+        if attachment and not set_kind:
+            other = (*other, "unexecutable")
+        return len(rels) == 2 and rels[0] == "equal" and rels[1] in other
+    return first == "equal"
+
+
 def admit_component(
     adapter: HostAdapter, intent: Intent, truth: GroundTruth, plan: FaultPlan
 ) -> StepResult:
@@ -197,17 +233,7 @@ def admit_component(
         "relations": rels,
     }
     set_kind = adapter.answer_view(truth) is not None
-    ok: bool
-    if rule == "move":
-        ok = rels[0] != "equal"
-    elif rule == "shrink":
-        ok = rels[0] == "subset" if set_kind else rels[0] == "different"
-    elif rule == "widen":
-        ok = rels[0] == "superset" if set_kind else rels[0] in ("different", "unexecutable")
-    elif rule == "ambiguous":
-        ok = len(rels) == 2 and rels[0] == "equal" and rels[1] != "equal"
-    else:
-        ok = rels[0] == "equal"
+    ok = rule_holds(rule, rels, set_kind, attachment=plan.sub_kind == "attachment")
     sig["ok"] = ok
     sig["verdict"] = "ok" if ok else f"{rule} failed: {','.join(rels)}"
     return StepResult(ok, "ok" if ok else f"{plan.fault.value}: {sig['verdict']}", sig)

@@ -270,6 +270,7 @@ def test_build_report_counts_what_the_store_holds(built: Path, capsys) -> None:
             "median_words",
             "tool_name_rate",
             "distinct_offtopic_passages",
+            "top_templates",
         }
     sources = {(r["benchmark"], r["source"]) for r in rows}
     assert {("tau2_retail", "bundled"), ("tau2_retail", "built"), ("webshop", "bundled")} <= sources

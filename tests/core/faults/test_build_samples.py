@@ -44,11 +44,27 @@ def test_single_fault_samples_cover_types_and_are_deterministic() -> None:
         assert s.faults[0].value not in s.sample_id
 
 
-def test_shop_never_realises_capability_mismatch() -> None:
+def test_shop_realises_capability_mismatch_as_a_missing_shop_capability() -> None:
+    from core.faults.surface import capabilities_of
+
     w = FakeShop()
     graphs, _ = build_graphs(w)
     samples, _ = build_samples(w, graphs)
-    assert F.TOOL_CAPABILITY_MISMATCH not in {s.faults[0] for s in samples}
+    caps = [s for s in samples if s.faults == (F.TOOL_CAPABILITY_MISMATCH,)]
+    assert caps, "the shop must realise tool-capability mismatch (a filter, a size guide …)"
+    pool = capabilities_of("webshop")
+    for s in caps:
+        entry = next(e for e in s.mask if e.kind == "capability")
+        assert entry.surface in pool and entry.surface in s.query
+        assert entry.stated_value == entry.true_value  # the value is stated, the means is not
+
+
+def test_the_same_extractor_twice_is_refused() -> None:
+    w = FakeShop()
+    graphs, _ = build_graphs(w)
+    for pair in (("rule", "rule"), ("openai/m@http://127.0.0.1:9", "openai/m@http://127.0.0.1:8")):
+        with pytest.raises(ConfigError, match="must differ"):
+            build_samples(w, graphs, extractors=pair)
 
 
 def test_k_must_be_supported() -> None:
@@ -103,11 +119,9 @@ def test_committed_benchmarks(bench: str) -> None:
         F.REFERENTIAL_AMBIGUITY,
     }
     assert must <= types
-    if bench == "webshop":
-        assert F.TOOL_CAPABILITY_MISMATCH not in types
-        assert {F.LEXICAL_AMBIGUITY, F.SYNTACTIC_AMBIGUITY, F.VAGUENESS_SUBJECTIVITY} <= types
-    else:
-        assert F.TOOL_CAPABILITY_MISMATCH in types
+    assert types == set(F), f"{bench} lacks {sorted(t.value for t in set(F) - types)}"
+    for k in (2, 4):
+        assert any(len(s.faults) == k for s in samples)
     ids = {g.graph_id for g in graphs}
     assert all(s.graph_id in ids and s.source == "bundled" for s in samples)
     assert load_bundled(bench)[1][0] is samples[0] or load_bundled(bench)[1] == samples
