@@ -10,6 +10,15 @@ from core.envs.webshop.models import Product
 from core.envs.webshop.search import PAGE_SIZE, SearchIndex
 
 
+class Searcher(Protocol):
+    """A product search (FTS5 in memory, or the postings of a catalogue file)."""
+
+    def search(self, query: str, k: int = ..., *, cache: bool = ...) -> list[str]: ...  # noqa: D102
+    def clear_cache(self) -> None: ...  # noqa: D102
+    def warm(self) -> None: ...  # noqa: D102
+    def __len__(self) -> int: ...  # noqa: D105
+
+
 class CatalogueLike(Protocol):
     """What a world and its sessions need from a catalogue (in memory or on disk)."""
 
@@ -20,7 +29,7 @@ class CatalogueLike(Protocol):
     @property
     def clusters(self) -> Mapping[str, tuple[Product, ...]]: ...  # noqa: D102
     @property
-    def index(self) -> SearchIndex: ...  # noqa: D102
+    def index(self) -> Searcher: ...  # noqa: D102
     def get(self, asin: str) -> Product | None: ...  # noqa: D102
     def search(self, query: str) -> list[str]: ...  # noqa: D102
     def option_name_of(self, value: str) -> str | None: ...  # noqa: D102

@@ -7,11 +7,10 @@ seen ones), a cluster only when an intent's ground truth needs it.
 
 Tables: ``meta`` (key/value: import checkpoint, counts, content hash), ``attrs`` and ``human``
 (the annotation files while importing), ``products`` (``rid`` = file order, which is also the
-search tie-break order; ``akey`` = lower-cased ASIN; ``body`` = the Product JSON), ``optcount``
-(how often a value appears under an option name), ``goals`` and the contentless FTS5 table
-``docs`` whose rowid is ``products.rid`` and whose text is :func:`search.document_text` — the
-same document, tokenizer and query logic as the in-memory index, so a catalogue ranks the same
-whether it is held in memory or on disk.
+search tie-break order; ``akey`` = lower-cased ASIN; ``dl`` = indexed length; ``body`` = the
+Product JSON), ``optcount`` (how often a value appears under an option name), ``goals``, and the
+BM25 postings of :mod:`core.envs.webshop.postings` (``seg`` while importing, then ``post`` and
+the document lengths in ``blobs``).
 """
 
 from __future__ import annotations
@@ -26,7 +25,8 @@ from pathlib import Path
 from typing import overload
 
 from core.envs.webshop.models import Goal, Product
-from core.envs.webshop.search import SearchIndex
+from core.envs.webshop.postings import PostingsIndex
+from core.envs.webshop.search import SEARCH_RETURN_N
 from core.errors import ConfigError
 
 DB_FORMAT = "driftbench-webshop-db"
@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS human(
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS products(
     rid INTEGER PRIMARY KEY, asin TEXT NOT NULL UNIQUE, akey TEXT NOT NULL, query TEXT NOT NULL,
-    body TEXT NOT NULL
+    dl INTEGER NOT NULL, body TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS products_akey ON products(akey, rid);
 CREATE INDEX IF NOT EXISTS products_query ON products(query, rid);
@@ -50,10 +50,7 @@ CREATE TABLE IF NOT EXISTS optcount(
 CREATE TABLE IF NOT EXISTS goals(
     pos INTEGER PRIMARY KEY, goal_id TEXT NOT NULL, body TEXT NOT NULL
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(
-    contents, content='', tokenize='porter unicode61'
-);
-"""
+"""  # + postings.POSTINGS_SCHEMA
 
 PRODUCT_CACHE = 20_000
 """Decoded products kept per catalogue (pages and rewards revisit the same few)."""
@@ -186,34 +183,34 @@ class _Clusters(Mapping[str, tuple[Product, ...]]):
         return int(str(self._cat.db.query("SELECT count(DISTINCT query) FROM products")[0][0]))
 
 
-class DiskSearchIndex(SearchIndex):
-    """The FTS5 index of a catalogue file (same ranking as :class:`SearchIndex`)."""
+class DiskSearchIndex:
+    """Search over a catalogue file: :class:`PostingsIndex` rows mapped to ASINs."""
 
-    def __init__(self, db: ShopDB, size: int) -> None:  # noqa: D107 - see class
+    def __init__(self, db: ShopDB, size: int) -> None:
+        """Search the products of ``db``."""
         self._db = db
-        self._asins = []
-        self._docs = []
-        self._n = size
-        self._lock = threading.Lock()
-        self._pid = -1
-        self._conn = None
-        self._df = {}
-        self._cached = lru_cache(maxsize=4096)(self._search_uncached)
+        self.postings = PostingsIndex(db, size)
 
-    def _connection(self) -> sqlite3.Connection:
-        return self._db.conn()
-
-    def _asins_of(self, rows: list[int]) -> tuple[str, ...]:
+    def search(self, query: str, k: int = SEARCH_RETURN_N, *, cache: bool = True) -> list[str]:
+        """Return the ASINs of the top ``k`` products for ``query``, best first."""
+        rows = self.postings.search_rows(query, k, cache=cache)
         if not rows:
-            return ()
+            return []
         marks = ",".join("?" * len(rows))
         got = self._db.query(f"SELECT rid, asin FROM products WHERE rid IN ({marks})", rows)
         by_rid = {int(str(r)): str(a) for r, a in got}
-        return tuple(by_rid[r] for r in rows)
+        return [by_rid[r] for r in rows]
+
+    def clear_cache(self) -> None:
+        """Forget cached results."""
+        self.postings.clear_cache()
 
     def warm(self) -> None:
-        """Open the file and touch the index."""
-        self._db.query("SELECT rowid FROM docs WHERE docs MATCH 'a' LIMIT 1")
+        """Load what the first search would."""
+        self.postings.warm()
+
+    def __len__(self) -> int:
+        return len(self.postings)
 
 
 class DiskCatalogue:

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 import ijson
+import numpy as np
 from pydantic import TypeAdapter, ValidationError
 
 from core.envs.webshop.importer import (
@@ -47,12 +48,13 @@ from core.envs.webshop.importer import (
     parse_pricing,
 )
 from core.envs.webshop.models import Goal, Product
+from core.envs.webshop.postings import POSTINGS_SCHEMA, merge_segments, segment_rows, tokens
 from core.envs.webshop.search import document_text
 from core.envs.webshop.shopdb import SCHEMA
 from core.envs.webshop.text import heuristic_nouns, price_text, price_upper_for
 from core.errors import ConfigError, pydantic_error_to_config_error
 
-BATCH = 2000
+BATCH = 5000
 """Records per committed batch."""
 
 TEST_SPLIT = 500
@@ -239,7 +241,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=OFF")  # a killed process loses nothing committed
     conn.execute("PRAGMA cache_size=-131072")  # 128 MB
-    conn.executescript(SCHEMA)
+    conn.executescript(SCHEMA + POSTINGS_SCHEMA)
     return conn
 
 
@@ -356,14 +358,18 @@ class _Importer:
             counts: Counter[tuple[str, str]] = Counter()
             for asin, (_i, it) in fresh.items():
                 p = _product(it, attrs.get(asin))
-                rows.append((rid, asin, asin.lower(), p.query, p.model_dump_json()))
-                docs.append((rid, document_text(p)))
+                dl, tf = tokens(document_text(p))
+                rows.append((rid, asin, asin.lower(), p.query, dl, p.model_dump_json()))
+                docs.append((rid, tf))
                 for name, values in p.options.items():
                     counts.update((v, name) for v in values)
                 rid += 1
+            batch_no = chunk[0][0]
             self.conn.execute("BEGIN")
-            self.conn.executemany("INSERT INTO products VALUES (?, ?, ?, ?, ?)", rows)
-            self.conn.executemany("INSERT INTO docs(rowid, contents) VALUES (?, ?)", docs)
+            self.conn.executemany("INSERT INTO products VALUES (?, ?, ?, ?, ?, ?)", rows)
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO seg VALUES (?, ?, ?, ?)", segment_rows(batch_no, docs)
+            )
             self.conn.executemany(
                 "INSERT INTO optcount VALUES (?, ?, ?) "
                 "ON CONFLICT(value, name) DO UPDATE SET n = n + excluded.n",
@@ -465,7 +471,14 @@ class _Importer:
         return named, matched
 
     def index(self) -> None:
-        self.conn.execute("INSERT INTO docs(docs) VALUES ('optimize')")
+        self.conn.execute("BEGIN")
+        lengths = np.fromiter(
+            (r[0] for r in self.conn.execute("SELECT dl FROM products ORDER BY rid")),
+            dtype=np.uint32,
+        )
+        terms = merge_segments(self.conn, lengths)
+        _set(self.conn, terms=terms)
+        self.conn.execute("COMMIT")
         digest = hashlib.sha256()
         for (body,) in self.conn.execute("SELECT body FROM products ORDER BY rid"):
             digest.update(body.encode())
