@@ -52,6 +52,9 @@ CREATE TABLE IF NOT EXISTS goals(
 );
 """  # + postings.POSTINGS_SCHEMA
 
+CLUSTER_CACHE = 8
+"""Decoded clusters kept per catalogue (ground truth of intents reads whole clusters)."""
+
 PRODUCT_CACHE = 20_000
 """Decoded products kept per catalogue (pages and rewards revisit the same few)."""
 
@@ -164,12 +167,16 @@ class _ByAsin(Mapping[str, Product]):
 
 
 class _Clusters(Mapping[str, tuple[Product, ...]]):
-    """Scrape query → its products in file order, read when asked for."""
+    """Scrape query → its products in file order, read when asked for (recent ones kept)."""
 
     def __init__(self, cat: DiskCatalogue) -> None:
         self._cat = cat
+        self._read = lru_cache(maxsize=CLUSTER_CACHE)(self._read_uncached)
 
     def __getitem__(self, query: str) -> tuple[Product, ...]:
+        return self._read(query)
+
+    def _read_uncached(self, query: str) -> tuple[Product, ...]:
         rows = self._cat.db.query("SELECT body FROM products WHERE query=? ORDER BY rid", (query,))
         if not rows:
             raise KeyError(query)

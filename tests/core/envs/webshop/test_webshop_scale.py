@@ -40,7 +40,9 @@ def world(catalogue: Path, tmp_path_factory: pytest.TempPathFactory) -> WebShopW
     return WebShopWorld.from_catalogue_file(db)
 
 
-def test_generator_writes_webshop_formats_deterministically(catalogue: Path, tmp_path: Path) -> None:
+def test_generator_writes_webshop_formats_deterministically(
+    catalogue: Path, tmp_path: Path
+) -> None:
     items = json.loads((catalogue / "items_shuffle.json").read_text())
     assert len(items) == N and len({i["asin"] for i in items}) == N
     first = items[0]
@@ -194,12 +196,13 @@ def test_resume_after_kill_gives_the_same_catalogue(
     assert import_catalogue(catalogue, db, progress=False)["resumed"] is False
     # a stage boundary stop resumes too
     db2 = tmp_path / "staged.sqlite"
-    assert import_catalogue(catalogue, db2, progress=False, stop_after=lambda s: s == "human")[
-        "stopped_after"
-    ] == "human"
-    assert import_catalogue(catalogue, db2, progress=False)["content_hash"] == clean[
-        "content_hash"
-    ]
+    assert (
+        import_catalogue(catalogue, db2, progress=False, stop_after=lambda s: s == "human")[
+            "stopped_after"
+        ]
+        == "human"
+    )
+    assert import_catalogue(catalogue, db2, progress=False)["content_hash"] == clean["content_hash"]
 
 
 def _small(folder: Path, items: object) -> Path:
