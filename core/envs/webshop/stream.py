@@ -579,17 +579,20 @@ def import_catalogue(
     fp = sources.fingerprint()
     resumed = False
     if db_path.exists():
+        stage = ""
         try:
-            conn = _connect(db_path)
-            same = _meta(conn, "source") == fp
-        except sqlite3.DatabaseError:
+            old = sqlite3.connect(db_path)
+            try:
+                same = _meta(old, "source") == fp
+                stage = _meta(old, "stage")
+            finally:
+                old.close()
+        except sqlite3.DatabaseError:  # not a catalogue file (or a broken one): start over
             same = False
         if not same:
-            conn.close()
             _remove(db_path)
         else:
-            resumed = _meta(conn, "stage") != "done"
-            conn.close()
+            resumed = stage != "done"
     conn = _connect(db_path)
     try:
         if not _meta(conn, "source"):

@@ -13,6 +13,7 @@ WebShop reward is ≥ 0.999 and whose price is within the cap.
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -459,9 +460,18 @@ def load_webshop_world(data_dir: Path | None = None) -> WebShopWorld:
         with _CACHE_LOCK:
             return _CACHE.setdefault(key, world)
     if any(folder.glob("items_shuffle*.json")) and not any(folder.glob("world.json*")):
-        from core.envs.webshop.importer import read_webshop_dir
+        from core.envs.webshop.importer import INLINE_MAX, catalogue_path, payload_from_catalogue
+        from core.envs.webshop.stream import import_catalogue
 
-        payload = validate_payload(read_webshop_dir(folder), folder)
+        # stream into a cached catalogue file (resumable); big catalogues are served from it
+        db = catalogue_path(None, folder)
+        got = import_catalogue(folder, db, progress=False)
+        if got["products"] > INLINE_MAX:
+            world = WebShopWorld.from_catalogue_file(db)
+            with _CACHE_LOCK:
+                return _CACHE.setdefault(key, world)
+        payload = validate_payload(payload_from_catalogue(db, folder), folder)
+        shutil.rmtree(db.parent, ignore_errors=True)  # a small world lives in memory only
     else:
         payload = load_payload_dir(folder)
     world = WebShopWorld(payload)

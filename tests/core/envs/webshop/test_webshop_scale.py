@@ -263,3 +263,18 @@ def test_progress_line_shows_rate_and_eta() -> None:
     quiet = io.StringIO()
     Progress("x", 10, enabled=False, out=quiet).update(10, 1, final=True)
     assert quiet.getvalue() == ""
+
+
+def test_a_broken_file_at_the_catalogue_path_is_replaced(catalogue: Path, tmp_path: Path) -> None:
+    db = tmp_path / "catalogue.sqlite"
+    db.write_bytes(b"not a database at all" * 100)
+    got = import_catalogue(catalogue, db, progress=False)
+    assert got["products"] == N and got["resumed"] is False
+
+
+def test_raw_folder_loads_as_a_world(catalogue: Path) -> None:
+    from core.envs.webshop.world import load_webshop_world
+
+    world = load_webshop_world(catalogue)
+    assert len(world.products) == N and world.payload is not None
+    assert world.test_split()[0].goal_id == "h00000"
