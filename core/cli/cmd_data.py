@@ -69,12 +69,21 @@ def cmd_import_tau2(args: argparse.Namespace) -> int:
 
 
 def cmd_import_webshop(args: argparse.Namespace) -> int:
-    """Import WebShop's items_shuffle / items_ins_v2 / items_human_ins files."""
+    """Stream WebShop's items_shuffle / items_ins_v2 / items_human_ins / human_goals files.
+
+    A progress bar (rate, ETA) goes to stderr unless ``--json``; an interrupted import resumes.
+    """
     from core.envs.webshop import import_webshop
 
     store = open_store(args)
-    result = import_webshop(args.src, store)
-    return emit(args, result, f"imported {result['products']} products, {result['goals']} goals")
+    result = import_webshop(args.src, store, progress=not getattr(args, "json", False))
+    text = (
+        f"imported {result['products']:,} products, {result['goals']:,} goals "
+        f"({result['test_goals']} in the 500-task test split) in {result['seconds']:.1f} s"
+        + (" (resumed)" if result["resumed"] else "")
+        + f"; world {result['world_id']}"
+    )
+    return emit(args, result, text)
 
 
 def cmd_import_release(args: argparse.Namespace) -> int:

@@ -34,6 +34,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_json(g)
     g.set_defaults(handler=cmd_golden)
 
+    c = esub.add_parser(
+        "catalogue",
+        help="write a WebShop-format product catalogue of any size",
+        description=(
+            "Write items_shuffle.json, items_ins_v2.json, items_human_ins.json and "
+            "human_goals.json in WebShop's own formats (`driftbench import webshop --from DIR` "
+            "reads them like the real files). Same --products and --seed give identical files."
+        ),
+    )
+    c.add_argument("--products", type=int, required=True, metavar="N")
+    c.add_argument("--seed", type=int, default=0, metavar="S")
+    c.add_argument("--out", type=Path, required=True, metavar="DIR")
+    add_json(c)
+    c.set_defaults(handler=cmd_catalogue)
+
     pl = esub.add_parser("play", help="operate a host world by hand in the terminal")
     pl.add_argument("--benchmark", choices=_BENCHMARKS, required=True)
     pl.add_argument("--data", type=existing_dir, metavar="DIR")
@@ -106,6 +121,31 @@ def cmd_golden(args: argparse.Namespace) -> int:
         else:
             lines.append(f"  {t['task_id']:>8}  reward {t['reward']:.3f}  {t['ms']:.1f} ms")
     return emit(args, report, "\n".join(lines))
+
+
+def cmd_catalogue(args: argparse.Namespace) -> int:
+    """Generate a WebShop-format catalogue (progress on stderr unless ``--json``)."""
+    from core.envs.webshop.catgen import write_catalogue
+    from core.errors import ConfigError
+
+    if args.products < 1:
+        raise ConfigError("must be at least 1", field="--products")
+    if args.out.exists() and not args.out.is_dir():
+        raise ConfigError("not a folder", file=args.out)
+    quiet = getattr(args, "json", False)
+
+    def tick(done: int) -> None:
+        if not quiet and (done % 50_000 == 0 or done == args.products):
+            print(f"catalogue: {done:,}/{args.products:,} products", file=sys.stderr)
+
+    result = write_catalogue(args.products, args.out, seed=args.seed, progress=tick)
+    result = {**result, "seed": args.seed, "out": str(args.out)}
+    size = sum(result["files"].values())
+    text = (
+        f"wrote {result['products']:,} products and {result['human_instructions']:,} human "
+        f"instructions ({size / 1e6:,.1f} MB) to {args.out}"
+    )
+    return emit(args, result, text)
 
 
 def cmd_play(args: argparse.Namespace) -> int:

@@ -2,10 +2,38 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from core.envs.webshop.models import Product
 from core.envs.webshop.search import PAGE_SIZE, SearchIndex
+
+
+class Searcher(Protocol):
+    """A product search (FTS5 in memory, or the postings of a catalogue file)."""
+
+    def search(self, query: str, k: int = ..., *, cache: bool = ...) -> list[str]: ...  # noqa: D102
+    def clear_cache(self) -> None: ...  # noqa: D102
+    def warm(self) -> None: ...  # noqa: D102
+    def __len__(self) -> int: ...  # noqa: D105
+
+
+class CatalogueLike(Protocol):
+    """What a world and its sessions need from a catalogue (in memory or on disk)."""
+
+    @property
+    def products(self) -> Sequence[Product]: ...  # noqa: D102
+    @property
+    def by_asin(self) -> Mapping[str, Product]: ...  # noqa: D102
+    @property
+    def clusters(self) -> Mapping[str, tuple[Product, ...]]: ...  # noqa: D102
+    @property
+    def index(self) -> Searcher: ...  # noqa: D102
+    def get(self, asin: str) -> Product | None: ...  # noqa: D102
+    def search(self, query: str) -> list[str]: ...  # noqa: D102
+    def option_name_of(self, value: str) -> str | None: ...  # noqa: D102
+    def option_counts(self) -> dict[str, Counter[str]]: ...  # noqa: D102
 
 
 class Catalogue:
@@ -46,6 +74,14 @@ class Catalogue:
     def option_name_of(self, value: str) -> str | None:
         """Return the option name a value most often belongs to in this catalogue."""
         return self._option_name_of.get(value)
+
+    def option_counts(self) -> dict[str, Counter[str]]:
+        """Option name → how many products offer each value."""
+        out: dict[str, Counter[str]] = {}
+        for p in self.products:
+            for name, values in p.options.items():
+                out.setdefault(name, Counter()).update(values)
+        return out
 
 
 def page_count(total: int) -> int:

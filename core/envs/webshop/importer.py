@@ -10,7 +10,13 @@ WebShop's ``load_products`` / ``get_goals`` semantics:
 * ``Attributes`` from items_ins_v2 (``['DUMMY_ATTR']`` when missing); ``query`` lower-cased;
 * human goals (when items_human_ins.json exists): one per instruction with non-empty
   ``instruction_attributes``; otherwise synthetic goals, one per option combination;
-* goals are shuffled with ``random.Random(233)`` as WebShop does.
+* goals are shuffled with ``random.Random(233)`` as WebShop does; with ``human_goals.json``
+  (the baselines' instruction list) goal ``hNNNNN`` is the goal of entry NNNNN, so
+  ``h00000``–``h00499`` are the paper's 500 test tasks.
+
+Every file is streamed (ijson, batched inserts, resumable) by :mod:`core.envs.webshop.stream`
+into a catalogue file (:mod:`core.envs.webshop.shopdb`); small catalogues are then stored inline
+in the world row, big ones (over :data:`INLINE_MAX` products) stay in their file.
 
 Documented differences: a range price ("$10.00 - $20.00") is stored as its midpoint instead of a
 random draw at load time; ``price_upper`` is the second $10 step above the price (not a random
@@ -20,18 +26,18 @@ pick); MTurk worker and assignment ids are not kept; reviews/ratings are not imp
 
 from __future__ import annotations
 
-import itertools
-import random
+import hashlib
 import re
+import shutil
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from core.envs.webshop.loader import read_json_file, validate_payload
-from core.envs.webshop.models import Goal, Product, WorldPayload
-from core.envs.webshop.text import heuristic_nouns, price_text, price_upper_for, round_money
-from core.errors import ConfigError, pydantic_error_to_config_error
+from core.envs.webshop.loader import validate_payload
+from core.envs.webshop.models import WorldPayload
+from core.envs.webshop.text import round_money
 from core.model.base import content_hash
 from core.store import Store
 
@@ -78,24 +84,12 @@ class RawHumanInstruction(_Loose):
     instruction_options: list[str] | dict[str, str] = []
 
 
-_ITEMS = TypeAdapter(list[RawItem])
-_ATTRS = TypeAdapter(dict[str, RawAttributes])
-_HUMAN = TypeAdapter(dict[str, list[RawHumanInstruction]])
-
-
 def _pick(src: Path, preferred: tuple[str, ...], pattern: str) -> Path | None:
     for name in preferred:
         if (src / name).is_file():
             return src / name
     found = sorted(p for p in src.glob(pattern) if p.is_file())
     return found[0] if found else None
-
-
-def _validate(adapter: TypeAdapter[Any], data: Any, file: Path) -> Any:
-    try:
-        return adapter.validate_python(data)
-    except ValidationError as exc:
-        raise pydantic_error_to_config_error(exc, file) from exc
 
 
 def parse_pricing(pricing: str | list[float | str] | None) -> tuple[float, str]:
@@ -139,160 +133,137 @@ def _options(raw: dict[str, list[RawOption] | None] | str | None) -> dict[str, l
     return out
 
 
-def read_webshop_dir(src: Path) -> dict[str, Any]:
-    """Read WebShop's data files from ``src`` and return a validated world payload dict.
+INLINE_MAX = 50_000
+"""Catalogues up to this many products are stored inline in the world row (as before);
+larger ones stay in their catalogue file, which the stored world points at."""
 
-    Args:
-        src: Folder with ``items_shuffle*.json`` and optionally ``items_ins_v2*.json`` and
-            ``items_human_ins.json``.
+
+def _scratch_dir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="driftbench-webshop-"))
+
+
+def payload_from_catalogue(db_path: Path, src: Path) -> dict[str, Any]:
+    """Read a finished catalogue file back into an inline world payload dict (small worlds).
 
     Raises:
-        ConfigError: naming the file and field of the first problem.
+        ConfigError: the catalogue is unusable.
     """
-    if not src.is_dir():
-        raise ConfigError("not a folder", file=src)
-    items_file = _pick(
-        src, ("items_shuffle_1000.json", "items_shuffle.json"), "items_shuffle*.json"
-    )
-    if items_file is None:
-        raise ConfigError("no items_shuffle*.json product file", file=src)
-    attrs_file = _pick(src, ("items_ins_v2_1000.json", "items_ins_v2.json"), "items_ins_v2*.json")
-    human_file = src / "items_human_ins.json" if (src / "items_human_ins.json").is_file() else None
+    from core.envs.webshop.shopdb import DiskCatalogue
+    from core.envs.webshop.stream import Sources
 
-    items: list[RawItem] = _validate(_ITEMS, read_json_file(items_file), items_file)
-    attrs: dict[str, RawAttributes] = (
-        _validate(_ATTRS, read_json_file(attrs_file), attrs_file) if attrs_file else {}
-    )
-    human: dict[str, list[RawHumanInstruction]] | None = (
-        _validate(_HUMAN, read_json_file(human_file), human_file) if human_file else None
-    )
-
-    products: list[Product] = []
-    seen: set[str] = set()
-    for i, it in enumerate(items):
-        asin = it.asin
-        if asin == "nan" or len(asin) > 10 or not asin or asin in seen:
-            continue
-        seen.add(asin)
-        if not it.name.strip():
-            raise ConfigError("empty product name", file=items_file, field=f"{i}.name")
-        if not it.query.strip():
-            raise ConfigError("empty scrape query", file=items_file, field=f"{i}.query")
-        bullets = it.small_description
-        bullet_list = bullets if isinstance(bullets, list) else ([bullets] if bullets else [])
-        price, tag = parse_pricing(it.pricing)
-        entry = attrs.get(asin)
-        attributes = (
-            entry.attributes if entry is not None and entry.attributes is not None else None
-        )
-        products.append(
-            Product(
-                asin=asin,
-                name=it.name,
-                title=it.name,
-                description=it.full_description or "",
-                bullet_points=bullet_list,
-                price=price,
-                price_text=tag,
-                category=it.category or "",
-                product_category=it.product_category or "",
-                query=it.query.lower().strip(),
-                attributes=attributes if attributes is not None else ["DUMMY_ATTR"],
-                options=_options(it.customization_options),
-                name_nouns=heuristic_nouns(it.name),
-            )
-        )
-
-    goals = (
-        _human_goals(products, human) if human is not None else _synthetic_goals(products, attrs)
-    )
-    random.Random(GOAL_SHUFFLE_SEED).shuffle(goals)
-    width = max(4, len(str(max(len(goals) - 1, 0))))
-    final = [g.model_copy(update={"goal_id": f"g{i:0{width}d}"}) for i, g in enumerate(goals)]
+    cat = DiskCatalogue(db_path)
+    names = [p.name for p in Sources(src).files()]
+    kind = cat.db.meta("goal_kind") or "human"
+    ordered = bool(int(cat.db.meta("human_goals_matched") or 0))
     payload = WorldPayload(
         name=src.name,
         source=str(src),
         notes=[
-            f"imported from {items_file.name}"
-            + (f", {attrs_file.name}" if attrs_file else "")
-            + (f", {human_file.name}" if human_file else ""),
+            "imported from " + ", ".join(names),
             "range prices fixed at their midpoint; price_upper = second $10 step above price",
             "worker/assignment ids dropped; reviews not imported; name_nouns heuristic",
-            "human goals" if human is not None else "synthetic goals (no items_human_ins.json)",
-        ],
-        products=products,
-        goals=final,
+            "human goals" if kind == "human" else "synthetic goals (no items_human_ins.json)",
+        ]
+        + (
+            ["goals hNNNNN follow human_goals.json (h00000-h00499 = test split)"] if ordered else []
+        ),
+        products=list(cat.products),
+        goals=cat.db.goals(),
     )
     data = payload.model_dump(mode="json")
     validate_payload(data, src)
     return data
 
 
-def _goal(product: Product, instruction: str, attributes: list[str], options: list[str]) -> Goal:
-    cap = price_upper_for(product.price)
-    return Goal(
-        goal_id="pending",
-        asin=product.asin,
-        instruction_text=instruction + price_text(cap),
-        attributes=attributes,
-        goal_options=options,
-        price_upper=cap,
-        category=product.category,
-        query=product.query,
-        name=product.name,
-        product_category=product.product_category,
-    )
+def read_webshop_dir(src: Path) -> dict[str, Any]:
+    """Read WebShop's data files from ``src`` and return a validated inline world payload dict.
 
+    The files are streamed through :func:`core.envs.webshop.stream.import_catalogue` into a
+    scratch catalogue file (removed afterwards); use :func:`import_webshop` for big catalogues.
 
-def _human_goals(
-    products: list[Product], human: dict[str, list[RawHumanInstruction]]
-) -> list[Goal]:
-    goals: list[Goal] = []
-    for p in products:
-        for ins in human.get(p.asin, []):
-            if not ins.instruction_attributes:
-                continue
-            opts = ins.instruction_options
-            values = list(opts.values()) if isinstance(opts, dict) else list(opts)
-            text = ins.instruction.strip(".")
-            if text:
-                goals.append(_goal(p, text, list(ins.instruction_attributes), values))
-    return goals
-
-
-def _synthetic_goals(products: list[Product], attrs: dict[str, RawAttributes]) -> list[Goal]:
-    goals: list[Goal] = []
-    for p in products:
-        entry = attrs.get(p.asin)
-        if entry is None or not entry.instruction or not entry.instruction_attributes:
-            continue
-        names = sorted(p.options)
-        for combo in itertools.product(*(p.options[n] for n in names)):
-            option_text = ", and ".join(f"{n}: {v}" for n, v in zip(names, combo, strict=True))
-            text = entry.instruction + (f" with {option_text}" if option_text else "")
-            goals.append(_goal(p, text, list(entry.instruction_attributes), list(combo)))
-    return goals
-
-
-def import_webshop(src: Path, store: Store) -> dict[str, Any]:
-    """Validate WebShop's files in ``src`` and store them as one world.
-
-    Nothing is written when validation fails.
-
-    Returns:
-        ``{"products", "goals", "clusters", "world_id"}``.
+    Args:
+        src: Folder with ``items_shuffle*.json`` and optionally ``items_ins_v2*.json``,
+            ``items_human_ins.json`` and ``human_goals.json``.
 
     Raises:
         ConfigError: naming the file and field of the first problem.
     """
-    payload = read_webshop_dir(src)
-    world_id = content_hash(payload)
-    clusters = len({p["query"] for p in payload["products"]})
-    summary = {
-        "products": len(payload["products"]),
-        "goals": len(payload["goals"]),
-        "clusters": clusters,
+    from core.envs.webshop.stream import Sources, import_catalogue
+
+    Sources(src)  # fail on a missing folder or product file before making a scratch dir
+    scratch = _scratch_dir()
+    try:
+        db = scratch / "catalogue.sqlite"
+        import_catalogue(src, db, progress=False)
+        return payload_from_catalogue(db, src)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def catalogue_path(store: Any, src: Path) -> Path:
+    """Where ``import webshop`` keeps the catalogue file of ``src`` for ``store``.
+
+    Next to the store's database (``<store dir>/webshop/<name>-<hash>/catalogue.sqlite``); the
+    name depends only on the source folder, so re-running an interrupted import resumes it.
+    """
+    root = getattr(store, "path", None)
+    base = Path(root).parent if root else Path(tempfile.gettempdir()) / "driftbench-webshop"
+    key = hashlib.sha256(str(src.resolve()).encode()).hexdigest()[:12]
+    return base / "webshop" / f"{src.name}-{key}" / "catalogue.sqlite"
+
+
+def import_webshop(
+    src: Path, store: Store, *, progress: bool = False, out: TextIO | None = None
+) -> dict[str, Any]:
+    """Stream WebShop's files in ``src`` into a catalogue and store it as one world.
+
+    Up to :data:`INLINE_MAX` products the world row holds the whole payload (and the catalogue
+    file is removed); above it the row points at the catalogue file (``format`` =
+    ``driftbench-webshop-db``). Nothing is stored when validation fails; an interrupted import
+    resumes where it stopped.
+
+    Args:
+        src: The WebShop data folder.
+        store: Where the world is recorded.
+        progress: Draw a progress bar (rate and ETA) on stderr.
+        out: Where the progress bar goes (default stderr).
+
+    Returns:
+        ``{"products", "goals", "clusters", "world_id", "test_goals", "human_goals_matched",
+        "storage", "resumed", "seconds"}``.
+
+    Raises:
+        ConfigError: naming the file and field of the first problem.
+    """
+    from core.envs.webshop.shopdb import DB_FORMAT
+    from core.envs.webshop.stream import Sources, import_catalogue
+
+    Sources(src)
+    db = catalogue_path(store, src)
+    got = import_catalogue(src, db, progress=progress, out=out)
+    summary = {"products": got["products"], "goals": got["goals"], "clusters": got["clusters"]}
+    extra = {
+        "test_goals": got["test_goals"],
+        "human_goals_matched": got["human_goals_matched"],
+        "resumed": got["resumed"],
+        "seconds": got["seconds"],
     }
+    if got["products"] <= INLINE_MAX:
+        payload = payload_from_catalogue(db, src)
+        world_id = content_hash(payload)
+        shutil.rmtree(db.parent, ignore_errors=True)
+        storage = "inline"
+    else:
+        payload = {
+            "format": DB_FORMAT,
+            "path": str(db),
+            "content_hash": got["content_hash"],
+            "name": src.name,
+            "source": str(src),
+            **summary,
+        }
+        world_id = "ws-" + got["content_hash"][:40]
+        storage = str(db)
     store.put_world(
         benchmark="webshop",
         world_id=world_id,
@@ -301,4 +272,4 @@ def import_webshop(src: Path, store: Store) -> dict[str, Any]:
         payload=payload,
         summary=summary,
     )
-    return {**summary, "world_id": world_id}
+    return {**summary, "world_id": world_id, **extra, "storage": storage}

@@ -155,10 +155,11 @@ def _values_by_name(world: WebShopWorld) -> dict[str, tuple[str, ...]]:
     if cached is not None:
         return cached
     counts: dict[str, Counter[str]] = {}
-    for p in world.products:
-        for name, values in p.options.items():
-            fam = option_family(name)[0]
-            counts.setdefault(fam, Counter()).update(v.lower() for v in values)
+    for name, values in world.catalogue.option_counts().items():
+        fam = option_family(name)[0]
+        bucket = counts.setdefault(fam, Counter())
+        for v, n in values.items():
+            bucket[v.lower()] += n
     out = {fam: tuple(v for v, _ in c.most_common(MAX_ALTERNATIVES)) for fam, c in counts.items()}
     world._lexicon_values = out  # type: ignore[attr-defined]
     return out

@@ -67,6 +67,7 @@ class SearchIndex:
         """Index ``products`` (their order is the tie-break order)."""
         self._asins = [p.asin for p in products]
         self._docs = [document_text(p) for p in products]
+        self._n = len(self._asins)
         self._lock = threading.Lock()
         self._pid = -1
         self._conn: sqlite3.Connection | None = None
@@ -111,7 +112,7 @@ class SearchIndex:
             return ()
         with self._lock:
             conn = self._connection()
-            n = len(self._docs)
+            n = self._n
             dfs = [self._doc_freq(conn, t) for t in terms]
             # FTS5's bm25 floors the idf of a term in half or more of the documents at 1e-6,
             # so such terms only order the tail. Rank on the others first; if that already
@@ -124,6 +125,9 @@ class SearchIndex:
                 rows = self._run(conn, strong, k)
             if len(rows) < k:
                 rows = self._run(conn, terms, k)
+        return self._asins_of(rows)
+
+    def _asins_of(self, rows: list[int]) -> tuple[str, ...]:
         return tuple(self._asins[r] for r in rows)
 
     def search(self, query: str, k: int = SEARCH_RETURN_N, *, cache: bool = True) -> list[str]:
@@ -147,4 +151,4 @@ class SearchIndex:
             self._connection()
 
     def __len__(self) -> int:
-        return len(self._asins)
+        return self._n

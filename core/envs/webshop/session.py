@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.envs.webshop.catalogue import Catalogue, page_count
+from core.envs.webshop.catalogue import CatalogueLike, page_count
 from core.envs.webshop.models import GoalSpec, Product
 from core.envs.webshop.reward import get_reward
 from core.envs.webshop.search import PAGE_SIZE
@@ -62,7 +62,7 @@ class ShopSession:
     """One shopper's browsing state over a shared :class:`Catalogue`."""
 
     def __init__(
-        self, catalogue: Catalogue, instruction: str | None = None, goal: GoalSpec | None = None
+        self, catalogue: CatalogueLike, instruction: str | None = None, goal: GoalSpec | None = None
     ) -> None:
         """Open on the search page.
 

@@ -13,6 +13,7 @@ WebShop reward is ≥ 0.999 and whose price is within the cap.
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 
 from core.envs.base import EnvSession, WorldBase
 from core.envs.lexicon import Problem, SlotLexicon
-from core.envs.webshop.catalogue import Catalogue, page_count
+from core.envs.webshop.catalogue import Catalogue, CatalogueLike, page_count
 from core.envs.webshop.loader import BUNDLED_DIR, load_payload_dir, validate_payload
 from core.envs.webshop.models import Goal, GoalSpec, Product, RewardBreakdown, WorldPayload
 from core.envs.webshop.reward import best_options, get_reward
@@ -98,11 +99,32 @@ class WebShopWorld(WorldBase):
 
     def __init__(self, payload: WorldPayload, world_id: str | None = None) -> None:
         """Build the catalogue and search index for ``payload``."""
-        self.payload = payload
+        self.payload: WorldPayload | None = payload
         self.world_id = world_id or content_hash(payload.model_dump(mode="json"))
-        self.products: tuple[Product, ...] = tuple(payload.products)
-        self.goals: list[Goal] = list(payload.goals)
-        self.catalogue = Catalogue(self.products)
+        self._setup(Catalogue(payload.products), list(payload.goals))
+
+    @classmethod
+    def from_catalogue_file(cls, path: Path, world_id: str | None = None) -> WebShopWorld:
+        """Open a world over a catalogue file written by the streaming importer.
+
+        Products stay on disk (decoded when shown); goals are loaded. ``payload`` is None.
+
+        Raises:
+            ConfigError: the file is missing, unfinished or broken.
+        """
+        from core.envs.webshop.shopdb import DiskCatalogue
+
+        cat = DiskCatalogue(path)
+        world = cls.__new__(cls)
+        world.payload = None
+        world.world_id = world_id or "ws-" + (cat.db.meta("content_hash") or "")[:40]
+        world._setup(cat, cat.db.goals())
+        return world
+
+    def _setup(self, catalogue: CatalogueLike, goals: list[Goal]) -> None:
+        self.catalogue: CatalogueLike = catalogue
+        self.products: Sequence[Product] = catalogue.products
+        self.goals: list[Goal] = goals
         self._goal_by_id = {g.goal_id: g for g in self.goals}
         self._gt_cache: dict[str, GroundTruth] = {}
         self._lock = threading.Lock()
@@ -260,6 +282,17 @@ class WebShopWorld(WorldBase):
         return out
 
     # --------------------------------------------------------------- helpers
+    def test_split(self) -> list[Goal]:
+        """The paper's 500 WebShop test tasks: goals ``h00000``–``h00499`` (see ``stream``).
+
+        Empty unless the world was imported with ``human_goals.json``.
+        """
+        return [
+            g
+            for g in self.goals
+            if g.goal_id[:1] == "h" and g.goal_id[1:].isdigit() and int(g.goal_id[1:]) < 500
+        ]
+
     def goal(self, goal_id: str) -> Goal:
         """Return the goal with ``goal_id`` (ConfigError if unknown)."""
         g = self._goal_by_id.get(goal_id)
@@ -396,6 +429,9 @@ def phrase_option(name: str, value: str) -> str:
     return forms.get(name, f"with {name} {value}" if name else value)
 
 
+CATALOGUE_FILE = "catalogue.sqlite"
+"""A folder holding this file is opened as a catalogue-file world (``--data DIR``)."""
+
 _CACHE: dict[str, WebShopWorld] = {}
 _CACHE_LOCK = threading.Lock()
 
@@ -419,10 +455,23 @@ def load_webshop_world(data_dir: Path | None = None) -> WebShopWorld:
         return world
     if not folder.is_dir():
         raise ConfigError("webshop data folder does not exist", file=folder)
+    if (folder / CATALOGUE_FILE).is_file():
+        world = WebShopWorld.from_catalogue_file(folder / CATALOGUE_FILE)
+        with _CACHE_LOCK:
+            return _CACHE.setdefault(key, world)
     if any(folder.glob("items_shuffle*.json")) and not any(folder.glob("world.json*")):
-        from core.envs.webshop.importer import read_webshop_dir
+        from core.envs.webshop.importer import INLINE_MAX, catalogue_path, payload_from_catalogue
+        from core.envs.webshop.stream import import_catalogue
 
-        payload = validate_payload(read_webshop_dir(folder), folder)
+        # stream into a cached catalogue file (resumable); big catalogues are served from it
+        db = catalogue_path(None, folder)
+        got = import_catalogue(folder, db, progress=False)
+        if got["products"] > INLINE_MAX:
+            world = WebShopWorld.from_catalogue_file(db)
+            with _CACHE_LOCK:
+                return _CACHE.setdefault(key, world)
+        payload = validate_payload(payload_from_catalogue(db, folder), folder)
+        shutil.rmtree(db.parent, ignore_errors=True)  # a small world lives in memory only
     else:
         payload = load_payload_dir(folder)
     world = WebShopWorld(payload)
@@ -437,6 +486,10 @@ def load_webshop_world_from_payload(payload: dict[str, Any]) -> WebShopWorld:
     Raises:
         ConfigError: if the payload is malformed (file is reported as ``<payload>``).
     """
+    from core.envs.webshop.shopdb import DB_FORMAT
+
+    if isinstance(payload, dict) and payload.get("format") == DB_FORMAT:
+        return _from_catalogue_ref(payload)
     model = validate_payload(payload, "<payload>")
     world_id = content_hash(model.model_dump(mode="json"))
     key = f"payload:{world_id}"
@@ -444,6 +497,29 @@ def load_webshop_world_from_payload(payload: dict[str, Any]) -> WebShopWorld:
         world = _CACHE.get(key)
     if world is None:
         world = WebShopWorld(model, world_id=world_id)
+        with _CACHE_LOCK:
+            world = _CACHE.setdefault(key, world)
+    return world
+
+
+def _from_catalogue_ref(payload: dict[str, Any]) -> WebShopWorld:
+    """A stored world that points at a catalogue file (checked against its content hash)."""
+    path = Path(str(payload.get("path", "")))
+    want = str(payload.get("content_hash", ""))
+    key = f"db:{path}:{want}"
+    with _CACHE_LOCK:
+        world = _CACHE.get(key)
+    if world is None:
+        world = WebShopWorld.from_catalogue_file(path)
+        from core.envs.webshop.shopdb import DiskCatalogue
+
+        cat = world.catalogue
+        got = cat.db.meta("content_hash") if isinstance(cat, DiskCatalogue) else None
+        if got != want:
+            raise ConfigError(
+                "catalogue file changed since it was imported (import it again)", file=path
+            )
+        world.world_id = "ws-" + want[:40]
         with _CACHE_LOCK:
             world = _CACHE.setdefault(key, world)
     return world

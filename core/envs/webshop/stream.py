@@ -1,0 +1,637 @@
+"""Stream WebShop's real data files into a catalogue file, in constant memory and resumably.
+
+Reads ``items_ins_v2*.json`` (attributes), ``items_human_ins.json`` (human instructions),
+``items_shuffle*.json`` (products) and ``human_goals.json`` (the baselines' instruction order)
+one record at a time with ijson, and writes them in batches into a
+:mod:`~core.envs.webshop.shopdb` SQLite file with its FTS5 index. The product semantics are
+WebShop's ``load_products`` / ``get_human_goals`` (see :mod:`core.envs.webshop.importer`).
+
+* **Constant memory**: records are parsed one at a time and inserted in batches; duplicate
+  ASINs and attribute lookups go through the file's own indexes. Only the goals (≈12k human
+  instructions) are held in memory, to shuffle them like WebShop.
+* **Resumable**: every batch commits together with a checkpoint (stage and record position);
+  re-running after a kill skips what was committed. A change to any input file restarts.
+* **Errors** name the file and the record's position (``12345.name``, ``B0X.0.instruction``),
+  and the partial file is removed (a bad record fails the same way on every run).
+* **MTurk ids**: ``worker_id`` / ``assignment_id`` are never read into the catalogue.
+* **Goal order**: with ``human_goals.json``, goal ``hNNNNN`` is the annotated goal whose
+  instruction is entry NNNNN of that list, so ``h00000``–``h00499`` are the baselines' 500 test
+  tasks; annotated goals the list does not name follow as ``gNNNNN`` in WebShop's shuffled order.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import itertools
+import json
+import random
+import sqlite3
+import sys
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Any, TextIO
+
+import ijson
+import numpy as np
+from pydantic import TypeAdapter, ValidationError
+
+from core.envs.webshop.importer import (
+    GOAL_SHUFFLE_SEED,
+    RawAttributes,
+    RawHumanInstruction,
+    RawItem,
+    _options,
+    _pick,
+    parse_pricing,
+)
+from core.envs.webshop.models import Goal, Product
+from core.envs.webshop.postings import POSTINGS_SCHEMA, merge_segments, segment_rows, tokens
+from core.envs.webshop.search import document_text
+from core.envs.webshop.shopdb import SCHEMA
+from core.envs.webshop.text import heuristic_nouns, price_text, price_upper_for
+from core.errors import ConfigError, pydantic_error_to_config_error
+
+BATCH = 5000
+"""Records per committed batch."""
+
+TEST_SPLIT = 500
+"""The baselines' test split: the first 500 entries of ``human_goals.json``."""
+
+_HUMAN_LIST = TypeAdapter(list[RawHumanInstruction])
+_STAGES = ("attrs", "human", "products", "goals", "index", "done")
+
+
+class Progress:
+    """A one-line progress bar on stderr: percent of bytes, records, rate and ETA."""
+
+    def __init__(
+        self, label: str, total: int, enabled: bool = True, out: TextIO | None = None
+    ) -> None:
+        """Track ``total`` bytes of work under ``label``."""
+        self.label, self.total, self.enabled = label, max(1, total), enabled
+        self.out = out or sys.stderr
+        self.start = time.monotonic()
+        self._last = 0.0
+        self._tty = bool(getattr(self.out, "isatty", lambda: False)())
+
+    def line(self, done_bytes: int, records: int) -> str:
+        """Render the bar for ``done_bytes`` and ``records`` (no side effects)."""
+        elapsed = max(1e-6, time.monotonic() - self.start)
+        frac = min(1.0, done_bytes / self.total)
+        rate = records / elapsed
+        eta = (elapsed / frac - elapsed) if frac > 0 else 0.0
+        bar = "#" * int(frac * 20)
+        return (
+            f"{self.label:<9} [{bar:<20}] {frac * 100:5.1f}%  {records:,} records  "
+            f"{rate:,.0f}/s  ETA {int(eta) // 60:d}:{int(eta) % 60:02d}"
+        )
+
+    def update(self, done_bytes: int, records: int, *, final: bool = False) -> None:
+        """Redraw at most twice a second (every 10 s when stderr is not a terminal)."""
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not final and now - self._last < (0.5 if self._tty else 10.0):
+            return
+        self._last = now
+        end = "\n" if final or not self._tty else ""
+        self.out.write(("\r" if self._tty else "") + self.line(done_bytes, records) + end)
+        self.out.flush()
+
+
+class _Counting:
+    """A binary reader that counts the bytes read from the underlying file."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw = raw
+        self.pos = 0
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.raw.read(n)
+        self.pos += len(data)
+        return data
+
+
+def _open(path: Path) -> tuple[IO[bytes], _Counting, IO[bytes]]:
+    """(reader for ijson, byte counter of the file on disk, file to close)."""
+    fh = path.open("rb")
+    counter = _Counting(fh)
+    head = fh.read(2)
+    fh.seek(0)
+    if path.suffix == ".gz" or head == b"\x1f\x8b":
+        return gzip.GzipFile(fileobj=counter, mode="rb"), counter, fh  # type: ignore[call-overload]
+    return counter, counter, fh  # type: ignore[return-value]
+
+
+def _first_char(path: Path) -> str:
+    fh, _, close = _open(path)
+    try:
+        while True:
+            chunk = fh.read(64)
+            if not chunk:
+                return ""
+            text = chunk.lstrip()
+            if text:
+                return chr(text[0])
+    except (OSError, EOFError) as exc:
+        raise ConfigError(f"not a valid gzip file: {exc}", file=path) from exc
+    finally:
+        close.close()
+
+
+def _records(
+    path: Path, kind: str, progress: Progress | None, skip: int = 0
+) -> Iterator[tuple[int, Any]]:
+    """Yield ``(position, record)`` of a JSON list (``kind='list'``) or ``(key, value)`` pairs.
+
+    Raises:
+        ConfigError: the top level has the wrong type, or the JSON/gzip is broken (naming the
+            record after which it broke).
+    """
+    want = "[" if kind == "list" else "{"
+    first = _first_char(path)
+    if first != want:
+        what = "list of products" if kind == "list" else "object keyed by asin"
+        raise ConfigError(f"expected a JSON {what} at the top level", file=path)
+    fh, counter, close = _open(path)
+    i = -1
+    try:
+        it = (
+            ijson.items(fh, "item", use_float=True)
+            if kind == "list"
+            else ijson.kvitems(fh, "", use_float=True)
+        )
+        for i, rec in enumerate(it):
+            if i >= skip:
+                yield i, rec
+            if progress is not None and i % 500 == 0:
+                progress.update(counter.pos, i + 1)
+    except ijson.JSONError as exc:
+        raise ConfigError(
+            f"invalid JSON after record {i + 1} (near byte {counter.pos:,}): {exc}", file=path
+        ) from exc
+    except (OSError, EOFError) as exc:
+        raise ConfigError(f"not a valid gzip file: {exc}", file=path) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"not UTF-8 text: {exc}", file=path) from exc
+    finally:
+        close.close()
+    if progress is not None:
+        progress.update(counter.pos, i + 1, final=True)
+
+
+def _validate(model: Any, obj: Any, file: Path, where: str) -> Any:
+    try:
+        if isinstance(model, TypeAdapter):
+            return model.validate_python(obj)
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        err = pydantic_error_to_config_error(exc, file)
+        raise ConfigError(
+            err.detail, file=file, field=f"{where}.{err.field}" if err.field else where
+        ) from exc
+
+
+class Sources:
+    """The input files of one WebShop data folder."""
+
+    def __init__(self, src: Path) -> None:
+        """Find the files in ``src``.
+
+        Raises:
+            ConfigError: ``src`` is not a folder or holds no product file.
+        """
+        if not src.is_dir():
+            raise ConfigError("not a folder", file=src)
+        self.src = src
+        items = _pick(src, ("items_shuffle_1000.json", "items_shuffle.json"), "items_shuffle*.json")
+        if items is None:
+            extra = (
+                "; human_goals.json holds instruction text only — goals are built from it once "
+                "the product catalogue (items_shuffle*.json, items_ins_v2*.json) is here too"
+                if (src / "human_goals.json").is_file()
+                else ""
+            )
+            raise ConfigError("no items_shuffle*.json product file" + extra, file=src)
+        self.items: Path = items
+        self.attrs = _pick(
+            src, ("items_ins_v2_1000.json", "items_ins_v2.json"), "items_ins_v2*.json"
+        )
+        human = src / "items_human_ins.json"
+        self.human = human if human.is_file() else None
+        order = src / "human_goals.json"
+        self.order = order if order.is_file() else None
+
+    def files(self) -> list[Path]:
+        """Every input file, in import order."""
+        return [p for p in (self.attrs, self.human, self.items, self.order) if p is not None]
+
+    def fingerprint(self) -> str:
+        """Names, sizes and modification times of the inputs (a change restarts an import)."""
+        parts = [[p.name, p.stat().st_size, p.stat().st_mtime_ns] for p in self.files()]
+        return json.dumps(parts)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA auto_vacuum=INCREMENTAL")  # only takes effect on a new file
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=OFF")  # a killed process loses nothing committed
+    conn.execute("PRAGMA cache_size=-131072")  # 128 MB
+    conn.executescript(SCHEMA + POSTINGS_SCHEMA)
+    return conn
+
+
+def _meta(conn: sqlite3.Connection, key: str, default: str = "") -> str:
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    return str(row[0]) if row else default
+
+
+def _set(conn: sqlite3.Connection, **values: object) -> None:
+    conn.executemany(
+        "INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, str(v)) for k, v in values.items()]
+    )
+
+
+def _batched(it: Iterator[Any], n: int) -> Iterator[list[Any]]:
+    while True:
+        chunk = list(itertools.islice(it, n))
+        if not chunk:
+            return
+        yield chunk
+
+
+class _Importer:
+    def __init__(
+        self, sources: Sources, conn: sqlite3.Connection, progress: bool, out: TextIO | None
+    ) -> None:
+        self.s = sources
+        self.conn = conn
+        self.progress = progress
+        self.out = out
+
+    def _bar(self, label: str, path: Path) -> Progress:
+        return Progress(label, path.stat().st_size, self.progress, self.out)
+
+    def _stage(self) -> str:
+        return _meta(self.conn, "stage", "attrs")
+
+    def attrs(self) -> None:
+        if self.s.attrs is None:
+            return
+        path = self.s.attrs
+        done = int(_meta(self.conn, "done:attrs", "0"))
+        recs = _records(path, "dict", self._bar("attributes", path), done)
+        for chunk in _batched(recs, BATCH):
+            rows = []
+            for _i, (asin, obj) in chunk:
+                a: RawAttributes = _validate(RawAttributes, obj, path, str(asin))
+                rows.append((str(asin), a.model_dump_json()))
+            self.conn.execute("BEGIN")
+            self.conn.executemany("INSERT OR REPLACE INTO attrs VALUES (?, ?)", rows)
+            _set(self.conn, **{"done:attrs": chunk[-1][0] + 1})
+            self.conn.execute("COMMIT")
+
+    def human(self) -> None:
+        if self.s.human is None:
+            return
+        path = self.s.human
+        done = int(_meta(self.conn, "done:human", "0"))
+        recs = _records(path, "dict", self._bar("human", path), done)
+        for chunk in _batched(recs, BATCH):
+            rows = []
+            for _i, (asin, obj) in chunk:
+                records: list[RawHumanInstruction] = _validate(_HUMAN_LIST, obj, path, str(asin))
+                for pos, r in enumerate(records):
+                    opts = r.instruction_options
+                    values = list(opts.values()) if isinstance(opts, dict) else list(opts)
+                    body = {  # worker_id / assignment_id are never kept
+                        "instruction": r.instruction,
+                        "instruction_attributes": list(r.instruction_attributes),
+                        "instruction_options": values,
+                    }
+                    rows.append((str(asin), pos, json.dumps(body, ensure_ascii=False)))
+            self.conn.execute("BEGIN")
+            self.conn.execute(
+                f"DELETE FROM human WHERE asin IN ({','.join('?' * len(chunk))})",
+                [str(a) for _, (a, _o) in chunk],
+            )
+            self.conn.executemany("INSERT OR REPLACE INTO human VALUES (?, ?, ?)", rows)
+            _set(self.conn, **{"done:human": chunk[-1][0] + 1})
+            self.conn.execute("COMMIT")
+
+    def products(self) -> None:
+        path = self.s.items
+        done = int(_meta(self.conn, "done:products", "0"))
+        rid = int(_meta(self.conn, "next_rid", "0"))
+        recs = _records(path, "list", self._bar("products", path), done)
+        for chunk in _batched(recs, BATCH):
+            fresh: dict[str, tuple[int, RawItem]] = {}
+            for i, obj in chunk:
+                it: RawItem = _validate(RawItem, obj, path, str(i))
+                asin = it.asin
+                if asin == "nan" or len(asin) > 10 or not asin or asin in fresh:
+                    continue
+                if not it.name.strip():
+                    raise ConfigError("empty product name", file=path, field=f"{i}.name")
+                if not it.query.strip():
+                    raise ConfigError("empty scrape query", file=path, field=f"{i}.query")
+                fresh[asin] = (i, it)
+            if fresh:
+                marks = ",".join("?" * len(fresh))
+                keys = list(fresh)
+                for (asin,) in self.conn.execute(
+                    f"SELECT asin FROM products WHERE asin IN ({marks})", keys
+                ).fetchall():
+                    fresh.pop(str(asin), None)
+            attrs: dict[str, list[str] | None] = {}
+            if fresh and self.s.attrs is not None:
+                marks = ",".join("?" * len(fresh))
+                for asin, body in self.conn.execute(
+                    f"SELECT asin, body FROM attrs WHERE asin IN ({marks})", list(fresh)
+                ).fetchall():
+                    attrs[str(asin)] = json.loads(body).get("attributes")
+            rows, docs = [], []
+            counts: Counter[tuple[str, str]] = Counter()
+            for asin, (_i, it) in fresh.items():
+                p = _product(it, attrs.get(asin))
+                dl, tf = tokens(document_text(p))
+                rows.append((rid, asin, asin.lower(), p.query, dl, p.model_dump_json()))
+                docs.append((rid, tf))
+                for name, values in p.options.items():
+                    counts.update((v, name) for v in values)
+                rid += 1
+            batch_no = chunk[0][0]
+            self.conn.execute("BEGIN")
+            self.conn.executemany("INSERT INTO products VALUES (?, ?, ?, ?, ?, ?)", rows)
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO seg VALUES (?, ?, ?, ?)", segment_rows(batch_no, docs)
+            )
+            self.conn.executemany(
+                "INSERT INTO optcount VALUES (?, ?, ?) "
+                "ON CONFLICT(value, name) DO UPDATE SET n = n + excluded.n",
+                [(v, name, n) for (v, name), n in counts.items()],
+            )
+            _set(self.conn, **{"done:products": chunk[-1][0] + 1, "next_rid": rid})
+            self.conn.execute("COMMIT")
+        if rid == 0:
+            raise ConfigError(
+                "no products: the product list is empty (or every record was skipped: "
+                "ASIN 'nan', longer than 10 characters, or repeated)",
+                file=path,
+            )
+
+    def goals(self) -> dict[str, int]:
+        goals = self._human_goals() if self.s.human is not None else self._synthetic_goals()
+        random.Random(GOAL_SHUFFLE_SEED).shuffle(goals)
+        named, matched = self._order(goals)
+        self.conn.execute("BEGIN")
+        self.conn.execute("DELETE FROM goals")
+        self.conn.executemany(
+            "INSERT INTO goals VALUES (?, ?, ?)",
+            ((i, g.goal_id, g.model_dump_json()) for i, g in enumerate(named)),
+        )
+        products = int(self.conn.execute("SELECT count(*) FROM products").fetchone()[0])
+        clusters = int(
+            self.conn.execute("SELECT count(DISTINCT query) FROM products").fetchone()[0]
+        )
+        test = sum(
+            1 for g in named if g.goal_id.startswith("h") and int(g.goal_id[1:]) < TEST_SPLIT
+        )
+        _set(
+            self.conn,
+            products=products,
+            goals=len(named),
+            clusters=clusters,
+            human_goals_matched=matched,
+            test_goals=test,
+            goal_kind="human" if self.s.human is not None else "synthetic",
+        )
+        self.conn.execute("COMMIT")
+        return {"products": products, "goals": len(named)}
+
+    def _human_goals(self) -> list[Goal]:
+        goals: list[Goal] = []
+        sql = (
+            "SELECT p.body, h.body FROM human h JOIN products p ON p.asin = h.asin "
+            "ORDER BY p.rid, h.pos"
+        )
+        for pbody, hbody in self.conn.execute(sql):
+            p = Product.model_validate_json(pbody)
+            h = json.loads(hbody)
+            if not h["instruction_attributes"]:
+                continue
+            text = str(h["instruction"]).strip(".")
+            if text:
+                goals.append(_goal(p, text, h["instruction_attributes"], h["instruction_options"]))
+        return goals
+
+    def _synthetic_goals(self) -> list[Goal]:
+        goals: list[Goal] = []
+        sql = "SELECT p.body, a.body FROM products p JOIN attrs a ON a.asin = p.asin ORDER BY p.rid"
+        for pbody, abody in self.conn.execute(sql):
+            p = Product.model_validate_json(pbody)
+            entry = RawAttributes.model_validate_json(abody)
+            if not entry.instruction or not entry.instruction_attributes:
+                continue
+            names = sorted(p.options)
+            for combo in itertools.product(*(p.options[n] for n in names)):
+                option_text = ", and ".join(f"{n}: {v}" for n, v in zip(names, combo, strict=True))
+                text = entry.instruction + (f" with {option_text}" if option_text else "")
+                goals.append(_goal(p, text, list(entry.instruction_attributes), list(combo)))
+        return goals
+
+    def _order(self, goals: list[Goal]) -> tuple[list[Goal], int]:
+        """Name goals ``hNNNNN`` after their ``human_goals.json`` entry, the rest ``gNNNNN``."""
+        if self.s.order is None:
+            width = max(4, len(str(max(len(goals) - 1, 0))))
+            return [
+                g.model_copy(update={"goal_id": f"g{i:0{width}d}"}) for i, g in enumerate(goals)
+            ], 0
+        pending: dict[str, deque[int]] = {}
+        for j, g in enumerate(goals):
+            pending.setdefault(_norm(_strip_price(g)), deque()).append(j)
+        used: set[int] = set()
+        named: list[Goal] = []
+        path = self.s.order
+        for i, text in _records(path, "list", None):
+            if not isinstance(text, str):
+                raise ConfigError("expected an instruction string", file=path, field=str(i))
+            queue = pending.get(_norm(text))
+            if queue:
+                j = queue.popleft()
+                used.add(j)
+                named.append(goals[j].model_copy(update={"goal_id": f"h{i:05d}"}))
+        matched = len(named)
+        rest = [g for j, g in enumerate(goals) if j not in used]
+        named += [g.model_copy(update={"goal_id": f"g{i:05d}"}) for i, g in enumerate(rest)]
+        return named, matched
+
+    def index(self) -> None:
+        self.conn.execute("BEGIN")
+        lengths = np.fromiter(
+            (r[0] for r in self.conn.execute("SELECT dl FROM products ORDER BY rid")),
+            dtype=np.uint32,
+        )
+        terms = merge_segments(self.conn, lengths)
+        _set(self.conn, terms=terms)
+        self.conn.execute("COMMIT")
+        digest = hashlib.sha256()
+        for (body,) in self.conn.execute("SELECT body FROM products ORDER BY rid"):
+            digest.update(body.encode())
+            digest.update(b"\n")
+        for (body,) in self.conn.execute("SELECT body FROM goals ORDER BY pos"):
+            digest.update(body.encode())
+            digest.update(b"\n")
+        self.conn.execute("BEGIN")
+        self.conn.execute("DELETE FROM attrs")
+        self.conn.execute("DELETE FROM human")
+        _set(self.conn, content_hash=digest.hexdigest())
+        self.conn.execute("COMMIT")
+        self.conn.execute("PRAGMA incremental_vacuum")
+
+
+def _strip_price(g: Goal) -> str:
+    suffix = price_text(g.price_upper)
+    text = g.instruction_text
+    return text[: -len(suffix)] if suffix and text.endswith(suffix) else text
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().strip().strip(".").split())
+
+
+def _product(it: RawItem, attributes: list[str] | None) -> Product:
+    bullets = it.small_description
+    bullet_list = bullets if isinstance(bullets, list) else ([bullets] if bullets else [])
+    price, tag = parse_pricing(it.pricing)
+    return Product(
+        asin=it.asin,
+        name=it.name,
+        title=it.name,
+        description=it.full_description or "",
+        bullet_points=bullet_list,
+        price=price,
+        price_text=tag,
+        category=it.category or "",
+        product_category=it.product_category or "",
+        query=it.query.lower().strip(),
+        attributes=attributes if attributes is not None else ["DUMMY_ATTR"],
+        options=_options(it.customization_options),
+        name_nouns=heuristic_nouns(it.name),
+    )
+
+
+def _goal(product: Product, instruction: str, attributes: list[str], options: list[str]) -> Goal:
+    cap = price_upper_for(product.price)
+    return Goal(
+        goal_id="pending",
+        asin=product.asin,
+        instruction_text=instruction + price_text(cap),
+        attributes=list(attributes),
+        goal_options=list(options),
+        price_upper=cap,
+        category=product.category,
+        query=product.query,
+        name=product.name,
+        product_category=product.product_category,
+    )
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+
+
+def import_catalogue(
+    src: Path,
+    db_path: Path,
+    *,
+    progress: bool = True,
+    out: TextIO | None = None,
+    stop_after: Callable[[str], bool] | None = None,
+) -> dict[str, Any]:
+    """Stream WebShop's files in ``src`` into the catalogue file ``db_path`` (resuming).
+
+    Args:
+        src: Folder with ``items_shuffle*.json`` and optionally ``items_ins_v2*.json``,
+            ``items_human_ins.json`` and ``human_goals.json``.
+        db_path: The catalogue file to write (its folder is created).
+        progress: Draw a progress bar with rate and ETA on ``out`` (default stderr).
+        out: Where the progress bar goes.
+        stop_after: Test hook: called after each stage; returning True stops the import there
+            (as a kill would), leaving a resumable file.
+
+    Returns:
+        ``{"products", "goals", "clusters", "test_goals", "human_goals_matched", "goal_kind",
+        "content_hash", "db", "resumed", "seconds"}``.
+
+    Raises:
+        ConfigError: naming the file and record of the first problem; the partial catalogue
+            file is removed.
+    """
+    sources = Sources(src)
+    t0 = time.monotonic()
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    fp = sources.fingerprint()
+    resumed = False
+    if db_path.exists():
+        stage = ""
+        try:
+            old = sqlite3.connect(db_path)
+            try:
+                same = _meta(old, "source") == fp
+                stage = _meta(old, "stage")
+            finally:
+                old.close()
+        except sqlite3.DatabaseError:  # not a catalogue file (or a broken one): start over
+            same = False
+        if not same:
+            _remove(db_path)
+        else:
+            resumed = stage != "done"
+    conn = _connect(db_path)
+    try:
+        if not _meta(conn, "source"):
+            _set(conn, source=fp, stage="attrs")
+        imp = _Importer(sources, conn, progress, out)
+        steps: dict[str, Callable[[], object]] = {
+            "attrs": imp.attrs,
+            "human": imp.human,
+            "products": imp.products,
+            "goals": imp.goals,
+            "index": imp.index,
+        }
+        for stage in _STAGES[:-1]:
+            if _STAGES.index(_meta(conn, "stage")) > _STAGES.index(stage):
+                continue
+            steps[stage]()
+            _set(conn, stage=_STAGES[_STAGES.index(stage) + 1])
+            if stop_after is not None and stop_after(stage):
+                return {"stopped_after": stage, "db": str(db_path)}
+        summary = {
+            k: int(_meta(conn, k, "0"))
+            for k in ("products", "goals", "clusters", "test_goals", "human_goals_matched")
+        }
+        summary_text = {
+            "goal_kind": _meta(conn, "goal_kind"),
+            "content_hash": _meta(conn, "content_hash"),
+        }
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("PRAGMA journal_mode=DELETE")
+    except ConfigError:
+        conn.close()
+        _remove(db_path)
+        raise
+    finally:
+        conn.close()
+    return {
+        **summary,
+        **summary_text,
+        "db": str(db_path),
+        "resumed": resumed,
+        "seconds": round(time.monotonic() - t0, 3),
+    }
