@@ -195,8 +195,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_runs(args: argparse.Namespace) -> int:
     """List runs with status and progress."""
+    from core.runner.lifecycle import sweep_status
+
     store = open_store(args)
     runs = store.list_runs()
+    for r in runs:  # a run whose owner is gone (kill -9, crash) shows as interrupted
+        spec = store.conn.execute("SELECT spec FROM runs WHERE run_id=?", (r["run_id"],))
+        r["status"] = sweep_status(store.path, r, str(spec.fetchone()[0]))
     lines = [
         f"{r['name']:<28} {r['status']:<22} {r['completed']}/{r['total']} "
         f"errors={r['errors']} ${r['cost_usd']:.4f}"
