@@ -157,10 +157,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Run or resume a sweep and print the selection and the summary."""
     from core.runner import run_sweep, validate_spec
     from core.runner.plan import SampleSource, describe_selection
+    from core.store.integrity import StoreCorruptError, quick_check
 
     store = open_store(args)
     spec = _resolve_spec(store, args)
     validate_spec(store, spec)
+    problems = quick_check(store.conn)  # never write a sweep into a damaged file
+    if problems != ["ok"]:
+        raise StoreCorruptError(
+            f"{store.path}: failed its integrity check ({problems[0].splitlines()[-1]}); "
+            "run 'driftbench doctor' and restore the store from a backup"
+        )
     if args.workers is not None and args.workers < 1:
         raise ConfigError("must be at least 1", field="--workers")
     sources = describe_selection(SampleSource(store), spec)

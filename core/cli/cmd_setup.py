@@ -38,10 +38,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def cmd_init(args: argparse.Namespace) -> int:
     """Create the store, load bundled data, run the demo sweep if empty."""
+    from core.cli._common import store_path
+    from core.paths import default_store_path
     from core.studio.bootstrap import initialise
 
+    path = store_path(args) or default_store_path()
+    existed = path.exists() and path.stat().st_size > 0
     store = open_store(args)
-    result = initialise(store, demo=not args.no_demo)
+    try:
+        result = initialise(store, demo=not args.no_demo)
+    except BaseException:
+        if not existed:  # a failed first init (a full disk …) leaves no half-initialised store
+            store.remove_files()
+        raise
     text = (
         f"store: {result['store']}\n"
         f"worlds: {result['worlds']}  samples: {result['samples']}  runs: {result['runs']}"
