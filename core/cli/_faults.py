@@ -13,6 +13,7 @@ import argparse
 import sqlite3
 
 from core.cli._common import EXIT_USAGE, store_path
+from core.model.bounds import MAX_INT_DIGITS
 from core.paths import default_store_path
 
 EXIT_TERMINATED = 143
@@ -24,6 +25,15 @@ def _store(args: argparse.Namespace) -> str:
         return str(store_path(args) or default_store_path())
     except Exception:  # noqa: BLE001 - only used to name the file in a message
         return "the store"
+
+
+def _input(args: argparse.Namespace) -> str:
+    """``"PATH: "`` for the command's input file or folder (``--from``/``--data``), or ""."""
+    for name in ("src", "source", "data"):
+        value = getattr(args, name, None)
+        if value:
+            return f"{value}: "
+    return ""
 
 
 def one_line(exc: BaseException, args: argparse.Namespace) -> tuple[int, str] | None:
@@ -40,10 +50,15 @@ def one_line(exc: BaseException, args: argparse.Namespace) -> tuple[int, str] | 
         )
     if isinstance(exc, sqlite3.Error):
         return EXIT_USAGE, f"error: {describe_sqlite_error(_store(args), exc)}"
+    where = _input(args)
     if isinstance(exc, RecursionError):
-        return EXIT_USAGE, "error: input nested too deeply to read (see docs/RELIABILITY.md)"
+        return EXIT_USAGE, f"error: {where}input nested too deeply to read (docs/RELIABILITY.md)"
+    if isinstance(exc, ValueError) and "digits" in str(exc) and "integer" in str(exc):
+        return EXIT_USAGE, f"error: {where}an integer has more than {MAX_INT_DIGITS} digits"
+    if isinstance(exc, UnicodeError):
+        return EXIT_USAGE, f"error: {where}text that is not valid Unicode ({exc})"
     if isinstance(exc, MemoryError):
-        return EXIT_USAGE, "error: input too large to read into memory"
+        return EXIT_USAGE, f"error: {where}input too large to read into memory"
     if isinstance(exc, OSError) and (exc.filename or exc.strerror):
         where = f"{exc.filename}: " if exc.filename else ""
         return EXIT_USAGE, f"error: {where}{exc.strerror or exc}"

@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.cli import _validate as V
 from core.cli._common import add_json, emit, open_store, show_progress
 from core.errors import ConfigError
-from core.model.run import PERSONAS, RunOptions, RunSpec
+from core.model.run import RunOptions, RunSpec
 from core.runner.plan import KNOWN_SPLITS
 
 
@@ -34,7 +35,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--benchmark", default=None, help="benchmark id(s), comma-separated")
     p.add_argument("--method", default=None, help="method id(s): B0 A0 A1 A2 A3 L0 RS LIT ORACLE")
     p.add_argument("--persona", default="all", help="persona id(s), comma-separated, or 'all'")
-    p.add_argument("--seeds", type=int, default=3, help="number of seeds (0..N-1)")
+    p.add_argument("--seeds", type=V.seeds, default=3, help="number of seeds (0..N-1)")
     p.add_argument("--agent", default="symbolic", help="'symbolic' or MODEL[@API_BASE]")
     p.add_argument("--user-voice", default="template", help="'template' or MODEL[@API_BASE]")
     p.add_argument(
@@ -42,7 +43,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--limit",
-        type=int,
+        type=V.positive,
         default=None,
         help="the first N selected samples per benchmark, in sample-id order (deterministic)",
     )
@@ -61,9 +62,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--resume", default=None, metavar="RUN", help="continue the stored run RUN (name or id)"
     )
     p.add_argument("--backend", choices=("local", "ray"), default="local")
-    p.add_argument("--workers", type=int, default=None, help="worker processes")
-    p.add_argument("--concurrency", type=int, default=16, help="concurrent LLM episodes")
-    p.add_argument("--max-cost", type=float, default=None, help="stop once USD spent exceeds")
+    p.add_argument("--workers", type=V.positive, default=None, help="worker processes")
+    p.add_argument("--concurrency", type=V.positive, default=16, help="concurrent LLM episodes")
+    p.add_argument("--max-cost", type=V.money, default=None, help="stop once USD spent exceeds")
     add_json(p)
     p.set_defaults(handler=cmd_run)
 
@@ -74,7 +75,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("export", help="export a run's episodes (header, events, outcome)")
     p.add_argument("run", help="run name or id")
     p.add_argument("--format", choices=("jsonl", "csv", "parquet"), default="jsonl")
-    p.add_argument("--out", default=None, help="output file (default: stdout for jsonl/csv)")
+    p.add_argument(
+        "--out",
+        type=V.output_file,
+        default=None,
+        help="output file (default: stdout for jsonl/csv)",
+    )
     add_json(p)
     p.set_defaults(handler=cmd_export)
 
@@ -89,8 +95,10 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         if not value:
             raise ConfigError("is required (or give --resume RUN)", field=flag)
     personas = _csv(args.persona)
-    if personas == ["all"] or not personas:
-        personas = list(PERSONAS)
+    if personas == ["all"] or not personas:  # every persona file, not a fixed list
+        from core.protocol.personas import load_personas
+
+        personas = list(load_personas())
     if args.seeds < 1:
         raise ConfigError("must be at least 1", field="--seeds")
     if args.limit is not None and args.limit < 1:

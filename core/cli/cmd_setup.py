@@ -11,6 +11,7 @@ from importlib import metadata
 from typing import Any
 
 from core import __version__
+from core.cli import _validate as V
 from core.cli._common import add_json, emit, open_store
 from core.paths import PROJECT_ROOT
 
@@ -32,7 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(handler=cmd_bench)
 
     p = sub.add_parser("app", help="start the studio (same as 'streamlit run app.py')")
-    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--port", type=V.int_in(1, 65535), default=8501)
     p.set_defaults(handler=cmd_app)
 
 

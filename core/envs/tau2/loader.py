@@ -24,6 +24,7 @@ from core.envs.tau2.schema import COLLECTIONS, collection_adapter
 from core.envs.tau2.tasks import Task
 from core.envs.tau2.toolkit import Toolkit
 from core.errors import ConfigError
+from core.model.bounds import json_problem
 
 DOMAINS: dict[str, type[Toolkit]] = {"retail": RetailTools, "airline": AirlineTools}
 """Tool table of each supported domain."""
@@ -59,6 +60,8 @@ def _read_json(path: Path) -> Any:
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read: {exc}", file=path) from None
+    except (RecursionError, ValueError) as exc:  # too deep, or an integer over 4300 digits
+        raise ConfigError(json_problem(exc) or f"invalid JSON: {exc}", file=path) from None
 
 
 def type_db(domain: str, raw: Any, file: str | Path) -> dict[str, dict[str, Any]]:
