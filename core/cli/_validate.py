@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 
-from core.model.bounds import MAX_COUNT, MAX_SEEDS
+from core.model.bounds import MAX_COUNT
 
 _SPECIAL_ROOTS = (Path("/proc"), Path("/sys"))
 """Output under these is refused: they are kernel interfaces, not files."""
@@ -50,8 +50,8 @@ def int_in(lo: int, hi: int) -> Callable[[str], int]:
 
 
 def seeds(value: str) -> int:
-    """``--seeds``: 1 .. :data:`~core.model.bounds.MAX_SEEDS`."""
-    return int_in(1, MAX_SEEDS)(value)
+    """``--seeds``: a whole number of sane size (the command checks 1 .. ``MAX_SEEDS``)."""
+    return int_in(-(2**63), 2**63 - 1)(value)
 
 
 def positive(value: str) -> int:

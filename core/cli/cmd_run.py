@@ -10,6 +10,7 @@ from typing import Any
 from core.cli import _validate as V
 from core.cli._common import add_json, emit, open_store, show_progress
 from core.errors import ConfigError
+from core.model.bounds import MAX_SEEDS
 from core.model.run import RunOptions, RunSpec
 from core.runner.plan import KNOWN_SPLITS
 
@@ -101,6 +102,8 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         personas = list(load_personas())
     if args.seeds < 1:
         raise ConfigError("must be at least 1", field="--seeds")
+    if args.seeds > MAX_SEEDS:
+        raise ConfigError(f"{args.seeds} is more than {MAX_SEEDS} (the limit)", field="--seeds")
     if args.limit is not None and args.limit < 1:
         raise ConfigError("must be at least 1", field="--limit")
     from pydantic import ValidationError
