@@ -258,3 +258,19 @@ def test_forks_outside_a_sweep_are_left_alone() -> None:
     os.close(r)
     os.waitpid(pid, 0)
     assert got == b"0"
+
+
+def test_the_runs_page_shows_an_ownerless_running_sweep_as_interrupted(tmp_path: Path) -> None:
+    from core.studio import jobs
+
+    store = Store.open(tmp_path / "s.db")
+    spec = _spec()
+    store.put_run(spec.run_id(), "orphans", spec.model_dump_json(), 10)
+    store.set_run_status(spec.run_id(), "running")  # what a kill -9 leaves behind
+    [row] = jobs.run_rows(store)
+    assert row.status == STATUS_INTERRUPTED and row.can_resume and not row.active
+    with RunLock(store.path, spec.run_id()) as lock:  # while an owner lives, it is running
+        lock.acquire("orphans")
+        [row] = jobs.run_rows(store)
+        assert row.status == "running"
+    assert store.get_run("orphans")["status"] == "running"  # showing it changed nothing stored
