@@ -229,6 +229,8 @@ def _after_fork_in_child() -> None:
             os.close(fd)
     _HELD.clear()
     _GUARD["depth"] = 0
+    with contextlib.suppress(ValueError, OSError):  # a worker dies of SIGTERM, as before
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
     set_parent_death_signal()
     if os.getppid() != parent:  # the parent died before the request took effect
         os._exit(1)
