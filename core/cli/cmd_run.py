@@ -11,7 +11,7 @@ from core.cli import _validate as V
 from core.cli._common import add_json, emit, open_store, show_progress
 from core.errors import ConfigError
 from core.model.bounds import MAX_SEEDS
-from core.model.run import RunOptions, RunSpec
+from core.model.run import PERSONAS, RunOptions, RunSpec
 from core.runner.plan import KNOWN_SPLITS
 
 
@@ -99,7 +99,8 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
     if personas == ["all"] or not personas:  # every persona file, not a fixed list
         from core.protocol.personas import load_personas
 
-        personas = list(load_personas())
+        found = load_personas()  # the bundled five keep their order (and so run ids stay put)
+        personas = [p for p in PERSONAS if p in found] + sorted(set(found) - set(PERSONAS))
     if args.seeds < 1:
         raise ConfigError("must be at least 1", field="--seeds")
     if args.seeds > MAX_SEEDS:

@@ -331,6 +331,9 @@ def test_persona_all_means_every_persona_file(
     args = build_parser().parse_args(["run", "--benchmark", "mock", "--method", "B0"])
     spec = spec_from_args(args)
     assert "zealot" in spec.personas
+    from core.model.run import PERSONAS
+
+    assert spec.personas[: len(PERSONAS)] == PERSONAS  # bundled order kept: run ids unchanged
     assert set(spec.personas) == {p.stem for p in folder.glob("*.yaml")}
 
 
