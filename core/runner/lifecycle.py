@@ -3,10 +3,11 @@
 Three guarantees, each cheap:
 
 * **One owner per run.** The process that runs a sweep holds an exclusive ``flock`` on
-  ``<store>-locks/<run_id>.lock`` for as long as it plays (:class:`RunLock`). The kernel drops
-  the lock when that process ends, however it ends (``kill -9`` included), so "is anybody still
-  running this?" is a non-blocking lock attempt (:func:`owner_alive`). A second identical sweep
-  started meanwhile is refused before it writes anything (:class:`RunBusyError`, exit 2).
+  ``.driftbench-locks/<store name>.<run_id>.lock`` beside the store for as long as it plays
+  (:class:`RunLock`). The kernel drops the lock when that process ends, however it ends
+  (``kill -9`` included), so "is anybody still running this?" is a non-blocking lock attempt
+  (:func:`owner_alive`). A second identical sweep started meanwhile is refused before it
+  writes anything (:class:`RunBusyError`, exit 2).
 * **Workers die with their parent.** Every process forked while a sweep runs
   (:func:`guard_children`) asks the kernel for ``SIGKILL`` when its parent dies
   (``prctl(PR_SET_PDEATHSIG)`` on Linux, through ctypes) and also runs a watchdog thread that
@@ -39,6 +40,9 @@ from typing import Any
 
 from core.errors import ConfigError
 
+LOCK_DIR = ".driftbench-locks"
+"""Folder beside the store file holding the run owner locks (not ``<store>*``, so a glob of
+the store's own files never picks it up)."""
 PR_SET_PDEATHSIG = 1
 """``prctl`` option: the signal a process gets when its parent dies (Linux)."""
 WATCHDOG_POLL_S = 0.5
@@ -63,7 +67,8 @@ class Terminated(Exception):  # noqa: N818 - named after the signal's meaning
 # ---------------------------------------------------------------------------------- owner lock
 def lock_path(store_path: Path, run_id: str) -> Path:
     """The lock file of ``run_id`` beside the store file."""
-    return Path(f"{store_path}-locks") / f"{run_id}.lock"
+    store_path = Path(store_path)
+    return store_path.parent / LOCK_DIR / f"{store_path.name}.{run_id}.lock"
 
 
 _HELD: set[int] = set()
