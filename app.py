@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import streamlit as st
 
 from core.errors import ConfigError
+from core.paths import default_store_path
 from core.studio.auth import pages_for
 from core.studio.pages import PAGES
 from pages.common.auth import can_sign_out, cookie_scripts, current_user, login_page, logout
@@ -54,4 +57,9 @@ else:
         if can_sign_out():
             st.button("Sign out", on_click=logout, key="sign-out")
         cookie_scripts()
-    st.navigation(sections).run()
+    try:
+        st.navigation(sections).run()
+    except sqlite3.DatabaseError as exc:  # a page met a damaged store: say so, not a traceback
+        from pages.common.store import store_error_page
+
+        store_error_page(default_store_path(), exc)

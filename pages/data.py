@@ -91,6 +91,8 @@ with tab_health:
     cols[1].metric("Integrity", health["integrity"])
     cols[2].metric("Size", f"{health['size_mb']} MB")
     cols[3].metric("WAL", f"{health['wal_mb']} MB")
+    if health["problems"]:
+        st.error("Integrity check failed:\n\n" + "\n".join(f"- {p}" for p in health["problems"]))
     st.dataframe(pd.DataFrame([health["counts"]]), hide_index=True)
     if health["worlds"]:
         st.subheader("Worlds")

@@ -72,6 +72,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(handler(args) or 0)
     except DriftBenchError as exc:
         return fail(str(exc))
+    except Exception as exc:  # noqa: BLE001 - known fault classes become one line (RELIABILITY)
+        from core.cli._faults import one_line
+
+        line = one_line(exc, args)
+        if line is None:
+            raise
+        code, message = line
+        print(f"driftbench: {message}", file=sys.stderr)
+        return code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from core.cli import _validate as V
 from core.cli._common import add_json, emit, existing_dir, open_store
 
 _BENCHMARKS = ("webshop", "tau2_retail", "tau2_airline")
@@ -29,8 +30,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="host data folder: imported into the store first, then built on",
     )
     g.add_argument("--world", default=None, metavar="ID", help=_WORLD_HELP)
-    g.add_argument("--seed", type=int, default=42)
-    g.add_argument("--branching", type=int, default=8)
+    g.add_argument("--seed", type=V.any_int, default=42)
+    g.add_argument("--branching", type=V.positive, default=8)
     add_json(g)
     g.set_defaults(handler=cmd_build_graphs)
 
@@ -57,8 +58,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="sampling temperature of an LLM writer (default 0.7)",
     )
     s.add_argument("--k", type=int, choices=(1, 2, 4), default=1, help="faults per request")
-    s.add_argument("--seed", type=int, default=42)
-    s.add_argument("--per-graph", type=int, default=None, help="samples (k=1) or draws per graph")
+    s.add_argument("--seed", type=V.any_int, default=42)
+    s.add_argument(
+        "--per-graph", type=V.positive, default=None, help="samples (k=1) or draws per graph"
+    )
     s.add_argument(
         "--bundle",
         action="store_true",

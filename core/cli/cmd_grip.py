@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from core.cli import _validate as V
 from core.cli._common import open_store
 
 
@@ -34,14 +35,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--json", action="store_true", help="same as --format json")
     p.add_argument(
         "--judges",
+        type=V.judges,
         default=None,
         metavar="heuristic|human|MODEL_A,MODEL_B",
         help="role-realism judges (Identification, Consistency); default none",
     )
     p.add_argument(
-        "--per-cell", type=int, default=20, metavar="N", help="LLM judges: episodes per cell"
+        "--per-cell", type=V.positive, default=20, metavar="N", help="LLM judges: episodes per cell"
     )
-    p.add_argument("--pairs", type=int, default=100, metavar="N", help="consistency pairs per run")
+    p.add_argument(
+        "--pairs", type=V.positive, default=100, metavar="N", help="consistency pairs per run"
+    )
     p.add_argument("--no-cache", action="store_true", help="recompute the report")
     p.set_defaults(handler=cmd_grip)
 

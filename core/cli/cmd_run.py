@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.cli import _validate as V
 from core.cli._common import add_json, emit, open_store, show_progress
 from core.errors import ConfigError
+from core.model.bounds import MAX_SEEDS
 from core.model.run import PERSONAS, RunOptions, RunSpec
 from core.runner.plan import KNOWN_SPLITS
 
@@ -34,7 +36,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--benchmark", default=None, help="benchmark id(s), comma-separated")
     p.add_argument("--method", default=None, help="method id(s): B0 A0 A1 A2 A3 L0 RS LIT ORACLE")
     p.add_argument("--persona", default="all", help="persona id(s), comma-separated, or 'all'")
-    p.add_argument("--seeds", type=int, default=3, help="number of seeds (0..N-1)")
+    p.add_argument("--seeds", type=V.seeds, default=3, help="number of seeds (0..N-1)")
     p.add_argument("--agent", default="symbolic", help="'symbolic' or MODEL[@API_BASE]")
     p.add_argument("--user-voice", default="template", help="'template' or MODEL[@API_BASE]")
     p.add_argument(
@@ -42,7 +44,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--limit",
-        type=int,
+        type=V.positive,
         default=None,
         help="the first N selected samples per benchmark, in sample-id order (deterministic)",
     )
@@ -61,9 +63,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--resume", default=None, metavar="RUN", help="continue the stored run RUN (name or id)"
     )
     p.add_argument("--backend", choices=("local", "ray"), default="local")
-    p.add_argument("--workers", type=int, default=None, help="worker processes")
-    p.add_argument("--concurrency", type=int, default=16, help="concurrent LLM episodes")
-    p.add_argument("--max-cost", type=float, default=None, help="stop once USD spent exceeds")
+    p.add_argument("--workers", type=V.positive, default=None, help="worker processes")
+    p.add_argument("--concurrency", type=V.positive, default=16, help="concurrent LLM episodes")
+    p.add_argument("--max-cost", type=V.money, default=None, help="stop once USD spent exceeds")
     add_json(p)
     p.set_defaults(handler=cmd_run)
 
@@ -74,7 +76,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("export", help="export a run's episodes (header, events, outcome)")
     p.add_argument("run", help="run name or id")
     p.add_argument("--format", choices=("jsonl", "csv", "parquet"), default="jsonl")
-    p.add_argument("--out", default=None, help="output file (default: stdout for jsonl/csv)")
+    p.add_argument(
+        "--out",
+        type=V.output_file,
+        default=None,
+        help="output file (default: stdout for jsonl/csv)",
+    )
     add_json(p)
     p.set_defaults(handler=cmd_export)
 
@@ -89,10 +96,15 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         if not value:
             raise ConfigError("is required (or give --resume RUN)", field=flag)
     personas = _csv(args.persona)
-    if personas == ["all"] or not personas:
-        personas = list(PERSONAS)
+    if personas == ["all"] or not personas:  # every persona file, not a fixed list
+        from core.protocol.personas import load_personas
+
+        found = load_personas()  # the bundled five keep their order (and so run ids stay put)
+        personas = [p for p in PERSONAS if p in found] + sorted(set(found) - set(PERSONAS))
     if args.seeds < 1:
         raise ConfigError("must be at least 1", field="--seeds")
+    if args.seeds > MAX_SEEDS:
+        raise ConfigError(f"{args.seeds} is more than {MAX_SEEDS} (the limit)", field="--seeds")
     if args.limit is not None and args.limit < 1:
         raise ConfigError("must be at least 1", field="--limit")
     from pydantic import ValidationError
@@ -157,10 +169,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Run or resume a sweep and print the selection and the summary."""
     from core.runner import run_sweep, validate_spec
     from core.runner.plan import SampleSource, describe_selection
+    from core.store.integrity import StoreCorruptError, quick_check
 
     store = open_store(args)
     spec = _resolve_spec(store, args)
     validate_spec(store, spec)
+    problems = quick_check(store.conn)  # never write a sweep into a damaged file
+    if problems != ["ok"]:
+        raise StoreCorruptError(
+            f"{store.path}: failed its integrity check ({problems[0].splitlines()[-1]}); "
+            "run 'driftbench doctor' and restore the store from a backup"
+        )
     if args.workers is not None and args.workers < 1:
         raise ConfigError("must be at least 1", field="--workers")
     sources = describe_selection(SampleSource(store), spec)
@@ -195,8 +214,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_runs(args: argparse.Namespace) -> int:
     """List runs with status and progress."""
+    from core.runner.lifecycle import sweep_status
+
     store = open_store(args)
     runs = store.list_runs()
+    for r in runs:  # a run whose owner is gone (kill -9, crash) shows as interrupted
+        spec = store.conn.execute("SELECT spec FROM runs WHERE run_id=?", (r["run_id"],))
+        r["status"] = sweep_status(store.path, r, str(spec.fetchone()[0]))
     lines = [
         f"{r['name']:<28} {r['status']:<22} {r['completed']}/{r['total']} "
         f"errors={r['errors']} ${r['cost_usd']:.4f}"

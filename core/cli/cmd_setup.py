@@ -11,6 +11,7 @@ from importlib import metadata
 from typing import Any
 
 from core import __version__
+from core.cli import _validate as V
 from core.cli._common import add_json, emit, open_store
 from core.paths import PROJECT_ROOT
 
@@ -32,16 +33,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(handler=cmd_bench)
 
     p = sub.add_parser("app", help="start the studio (same as 'streamlit run app.py')")
-    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--port", type=V.int_in(1, 65535), default=8501)
     p.set_defaults(handler=cmd_app)
 
 
 def cmd_init(args: argparse.Namespace) -> int:
     """Create the store, load bundled data, run the demo sweep if empty."""
+    from core.cli._common import store_path
+    from core.paths import default_store_path
     from core.studio.bootstrap import initialise
 
+    path = store_path(args) or default_store_path()
+    existed = path.exists() and path.stat().st_size > 0
     store = open_store(args)
-    result = initialise(store, demo=not args.no_demo)
+    try:
+        result = initialise(store, demo=not args.no_demo)
+    except BaseException:
+        if not existed:  # a failed first init (a full disk …) leaves no half-initialised store
+            store.remove_files()
+        raise
     text = (
         f"store: {result['store']}\n"
         f"worlds: {result['worlds']}  samples: {result['samples']}  runs: {result['runs']}"
@@ -67,17 +77,44 @@ def doctor_report(args: argparse.Namespace) -> dict[str, Any]:
     }
     for dist in ("streamlit", "pydantic", "pandas", "plotly", "litellm", "sqlite-utils"):
         versions[dist] = _version(dist)
-    store = open_store(args)
     return {
         "versions": versions,
-        "store": {
-            "path": str(store.path),
-            "schema_version": store.schema_version(),
-            "counts": store.counts(),
-        },
+        "store": _store_report(args),
         "providers": configured_providers(),
         "offline": offline_switches(),
     }
+
+
+def _store_report(args: argparse.Namespace) -> dict[str, Any]:
+    """Path, schema version, counts and ``integrity`` (``PRAGMA quick_check``) of the store.
+
+    A store that cannot even be opened (not a database, truncated) reports that as its one
+    integrity problem instead of failing the whole report.
+    """
+    from core.cli._common import store_path
+    from core.paths import default_store_path
+    from core.store.integrity import StoreCorruptError, quick_check
+
+    try:
+        store = open_store(args)
+    except StoreCorruptError as exc:
+        path = store_path(args) or default_store_path()
+        return {
+            "path": str(path),
+            "schema_version": None,
+            "counts": {},
+            "integrity": {"ok": False, "quick_check": [str(exc)]},
+        }
+    checked = quick_check(store.conn)
+    out: dict[str, Any] = {"path": str(store.path)}
+    try:
+        out["schema_version"] = store.schema_version()
+        out["counts"] = store.counts()
+    except sqlite3.DatabaseError as exc:
+        out.update(schema_version=None, counts={})
+        checked = [*checked, f"reading the tables failed: {exc}"]
+    out["integrity"] = {"ok": checked == ["ok"], "quick_check": checked}
+    return out
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -88,13 +125,20 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     st = report["store"]
     lines.append(f"store: {st['path']} (schema v{st['schema_version']})")
     lines.append("  " + "  ".join(f"{k}={v}" for k, v in st["counts"].items()))
+    integrity = st["integrity"]
+    lines.append(
+        "  integrity: ok"
+        if integrity["ok"]
+        else "  integrity: FAILED — " + "; ".join(integrity["quick_check"])
+    )
     providers = report["providers"]
     lines.append("providers with keys: " + (", ".join(providers) if providers else "none"))
     lines.append(
         "offline switches: "
         + ", ".join(f"{k}={'on' if on else 'off'}" for k, on in report["offline"].items())
     )
-    return emit(args, report, "\n".join(lines))
+    emit(args, report, "\n".join(lines))
+    return 0 if integrity["ok"] else 2
 
 
 def cmd_app(args: argparse.Namespace) -> int:

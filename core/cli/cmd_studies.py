@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.cli import _validate as V
 from core.cli._common import EXIT_USAGE, add_json, emit, fail, open_store
 
 
@@ -51,9 +52,14 @@ def cmd_import_sessions(args: argparse.Namespace) -> int:
         return 0
     # all or nothing: one error line naming the file and the first bad line, then the details
     first = result.errors[0]
+    hint = (
+        "no line was valid, so nothing was imported"
+        if result.mode == "partial"
+        else "nothing was imported; fix the lines or pass --partial"
+    )
     fail(
         f"{args.source}: line {first.line}: {first.message} ({len(result.errors)} malformed "
-        "line(s); nothing was imported; fix the lines or pass --partial)"
+        f"line(s); {hint})"
     )
     if not getattr(args, "json", False):
         print("\n".join(details), file=sys.stderr)
@@ -73,7 +79,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     r.add_argument("--study", help="use the human judgments of this study instead")
     r.add_argument("--match-on", help="metadata key clean sessions must share (e.g. task)")
-    r.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    r.add_argument("--seed", type=V.any_int, default=0, help="bootstrap seed")
     r.add_argument("--refresh", action="store_true", help="re-run judges on judged sessions")
     add_json(r)
     r.set_defaults(handler=cmd_sessions_report)

@@ -39,19 +39,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """Read and check the input (ConfigError naming file and line on the first problem)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read: {exc}", file=path) from None
+    from core.model import bounds
+
     out = []
-    for no, raw in enumerate(text.splitlines(), start=1):
+    for no, raw, problem in bounds.read_lines(path):  # bounded: /dev/zero stops at a line cap
+        where = f"line {no}"
+        if raw is None:
+            raise ConfigError(problem or "unreadable", file=path, field=where)
         if not raw.strip():
             continue
-        where = f"line {no}"
         try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"not JSON: {exc.msg}", file=path, field=where) from None
+            obj = bounds.loads(raw)
+        except ValueError as exc:
+            raise ConfigError(f"not JSON: {exc}", file=path, field=where) from None
         if not isinstance(obj, dict):
             raise ConfigError("each line must be a JSON object", file=path, field=where)
         extra = set(obj) - {"sample_id", "question", "turn_intent_id"}

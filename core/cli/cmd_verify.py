@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 
+from core.cli import _validate as V
 from core.cli._common import add_json, emit, open_store
 from core.errors import ConfigError
 
@@ -39,7 +40,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--split", default=None, choices=KNOWN_SPLITS, help="only this split")
     p.add_argument(
         "--limit",
-        type=int,
+        type=V.positive,
         default=None,
         help="the first N selected samples per benchmark, in sample-id order",
     )

@@ -5,19 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from core.errors import ConfigError, NotFoundError, pydantic_error_to_config_error
+from core.model.bounds import MAX_SMALL_FILE_BYTES, load_yaml
 from core.model.persona import Persona
 from core.paths import PERSONAS_DIR
 
 
 def _load_file(path: Path) -> Persona:
-    try:
-        raw: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"invalid YAML: {exc}", file=path) from exc
+    # size-capped UTF-8 text, no YAML aliases (a "billion laughs" file), not a directory
+    raw: Any = load_yaml(path, max_bytes=MAX_SMALL_FILE_BYTES, what="persona file")
     if not isinstance(raw, dict):
         raise ConfigError("a persona file must be a mapping", file=path)
     data = dict(raw)

@@ -99,13 +99,17 @@ def launch(
 
     Raises:
         ConfigError: Invalid spec (nothing is written).
+        RunBusyError: A live process is already playing this run (nothing is written).
     """
+    from core.runner.lifecycle import RunBusyError, owner_alive
     from core.runner.plan import SampleSource, named_spec, plan_keys
 
     store = Store.open(store_path)
     try:
         spec = named_spec(store, spec)  # a taken name is refused; the same name resumes
         validate_spec(store, spec)
+        if owner_alive(store_path, spec.run_id()):
+            raise RunBusyError(f"run {spec.display_name()!r} is already running", field="--name")
         keys = plan_keys(SampleSource(store), spec)
         store.put_run(spec.run_id(), spec.display_name(), spec.model_dump_json(), len(keys))
     finally:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
+from core.errors import DriftBenchError
 from core.model.run import RunOptions
 from core.runner import resume
+from core.runner.lifecycle import Terminated
 from core.store import Store
 
 
@@ -19,7 +22,14 @@ def main() -> int:
     ap.add_argument("--options", default=None)
     args = ap.parse_args()
     options = RunOptions.model_validate_json(args.options) if args.options else None
-    result = resume(Store.open(Path(args.store)), args.run, options)
+    try:
+        result = resume(Store.open(Path(args.store)), args.run, options)
+    except Terminated:
+        print("terminated by SIGTERM; the run is interrupted and resumable", file=sys.stderr)
+        return 143
+    except DriftBenchError as exc:
+        print(f"driftbench: error: {exc}", file=sys.stderr)
+        return 2
     print(json.dumps(result.model_dump()))
     return 0
 

@@ -36,7 +36,7 @@ from core.envs.base import HostWorld
 from core.envs.registry import load_world as registry_load_world
 from core.errors import ConfigError, NotFoundError
 from core.model.intent import Condition, Intent, IntentGraph, WorldRef
-from core.model.run import EpisodeKey, RunSpec
+from core.model.run import OFFLINE_AGENT_NAMES, EpisodeKey, RunSpec
 from core.model.sample import Sample
 from core.store import Store
 
@@ -326,8 +326,15 @@ def validate_spec(store: Store | None, spec: RunSpec) -> None:
         ConfigError: Naming the offending flag.
         WorldRefusedError: A selected sample's world is missing or its data changed.
     """
+    from core.model.bounds import check_model_spec
     from core.protocol.personas import load_personas
 
+    check_model_spec(spec.agent, field="--agent", keywords=OFFLINE_AGENT_NAMES | {"human"})
+    check_model_spec(
+        spec.user_voice, field="--user-voice", keywords=frozenset({"template", "mute", "human"})
+    )
+    if spec.interpreter is not None:
+        check_model_spec(spec.interpreter, field="--interpreter", keywords=frozenset({"offline"}))
     personas = load_personas()
     for p in spec.personas:
         if p not in personas:

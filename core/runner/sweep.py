@@ -34,6 +34,14 @@ from core.runner.bookkeeping import (
     RunProgress,
     Sweep,
 )
+from core.runner.lifecycle import (
+    STATUS_INTERRUPTED,
+    RunLock,
+    Terminated,
+    guard_children,
+    sigterm_interrupts,
+    sweep_status,
+)
 from core.runner.llm_backends import LLM_EPISODES_PER_PROCESS, llm_processes, run_llm
 from core.runner.persist import ResumeState, resume_state, write_record, write_records
 from core.runner.plan import SampleSource, plan_keys, validate_spec
@@ -51,6 +59,7 @@ __all__ = [
     "STATUS_DONE",
     "STATUS_DONE_ERRORS",
     "STATUS_FAILED",
+    "STATUS_INTERRUPTED",
     "STATUS_PENDING",
     "STATUS_RUNNING",
     "WRITE_BATCH",
@@ -77,6 +86,10 @@ def run_sweep(
 ) -> RunResult:
     """Run (or resume) a sweep; every finished episode is written to ``store`` as it ends.
 
+    The calling process owns the run while it plays (:mod:`core.runner.lifecycle`): an
+    identical sweep started meanwhile is refused, forked workers die with this process, and
+    SIGTERM leaves the run ``interrupted`` (resumable) and raises :class:`Terminated`.
+
     Args:
         store: The store (the only writer is this process).
         spec: What to run.
@@ -88,6 +101,8 @@ def run_sweep(
 
     Raises:
         ConfigError: Invalid spec (nothing is written), or a run name taken by another spec.
+        RunBusyError: Another live process is playing this run (nothing is written).
+        Terminated: SIGTERM arrived (the run is marked interrupted first).
     """
     options = options or RunOptions()
     t0 = time.perf_counter()
@@ -97,6 +112,17 @@ def run_sweep(
     existing = [r for r in store.list_runs() if r["name"] == name and r["run_id"] != run_id]
     if existing:
         raise ConfigError(f"run name {name!r} is taken by a different spec", field="--name")
+    with RunLock(store.path, run_id) as lock, sigterm_interrupts():
+        lock.acquire(name)
+        return _run_owned(store, spec, options, client, t0)
+
+
+def _run_owned(
+    store: Store, spec: RunSpec, options: RunOptions, client: Any, t0: float
+) -> RunResult:
+    """:func:`run_sweep` once this process holds the run's owner lock."""
+    run_id = spec.run_id()
+    name = spec.display_name()
     source = SampleSource(store)
     keys = plan_keys(source, spec)
     store.put_run(run_id, name, spec.model_dump_json(), len(keys))
@@ -112,10 +138,15 @@ def run_sweep(
     status = ""
     sw = Sweep(store, spec, units, kids, rs, prog, options)
     try:
-        if spec.is_symbolic:
-            status = run_symbolic(sw)
-        else:
-            status = run_llm(sw, client)
+        with guard_children():
+            if spec.is_symbolic:
+                status = run_symbolic(sw)
+            else:
+                status = run_llm(sw, client)
+    except Terminated:
+        prog.flush(STATUS_INTERRUPTED, force=True)
+        prog.close()
+        raise
     except KeyboardInterrupt:
         prog.flush(STATUS_CANCELLED, force=True)
         prog.close()
@@ -142,9 +173,13 @@ def run_sweep(
 
 
 def progress(store: Store, run: str) -> dict[str, Any]:
-    """The live progress row of a run (what the studio polls)."""
+    """The live progress row of a run (what the studio polls).
+
+    A run whose owner is gone (killed, crashed) shows status ``interrupted`` (resumable).
+    """
     r = store.get_run(run)
     total = int(r["total"]) or 1
+    r["status"] = sweep_status(store.path, r)
     return {**r, "fraction": (int(r["completed"]) + int(r["errors"])) / total}
 
 

@@ -8,6 +8,7 @@ method but fork) open the store and load everything once per process.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -153,36 +154,53 @@ def _run_pool(sw: Sweep, writer: BatchWriter, workers: int, source: SampleSource
     size = chunk_size(len(wire), workers)
     ctx = mp.get_context("fork")
     status = ""
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=ctx,
+        initializer=_worker_init,
+        initargs=(str(sw.store.path), sw.spec.model_dump_json(), rs.attempts, rs.done, source),
+    )
     try:
-        with ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=ctx,
-            initializer=_worker_init,
-            initargs=(str(sw.store.path), sw.spec.model_dump_json(), rs.attempts, rs.done, source),
-        ) as pool:
-            it = _chunks(wire, size)
-            pending: set[Future[list[tuple[Any, ...]]]] = set()
-            for chunk in it:
-                pending.add(pool.submit(_play_chunk, chunk))
-                if len(pending) >= workers * 3:
-                    break
-            while pending:
-                done, pending = wait(pending, timeout=WRITE_INTERVAL_S, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    writer.add(EpisodeRecord.from_wire(r) for r in fut.result())
-                    if not status:
-                        nxt = next(it, None)
-                        if nxt is not None:
-                            pending.add(pool.submit(_play_chunk, nxt))
-                writer.maybe_flush()
-                if not status and prog.cancelled():
-                    status = STATUS_CANCELLED
-                    for f in pending:
-                        f.cancel()
+        it = _chunks(wire, size)
+        pending: set[Future[list[tuple[Any, ...]]]] = set()
+        for chunk in it:
+            pending.add(pool.submit(_play_chunk, chunk))
+            if len(pending) >= workers * 3:
+                break
+        while pending:
+            done, pending = wait(pending, timeout=WRITE_INTERVAL_S, return_when=FIRST_COMPLETED)
+            for fut in done:
+                writer.add(EpisodeRecord.from_wire(r) for r in fut.result())
+                if not status:
+                    nxt = next(it, None)
+                    if nxt is not None:
+                        pending.add(pool.submit(_play_chunk, nxt))
+            writer.maybe_flush()
+            if not status and prog.cancelled():
+                status = STATUS_CANCELLED
+                for f in pending:
+                    f.cancel()
+        pool.shutdown(wait=True)
+    except BaseException:
+        _kill_pool(pool)  # SIGTERM, Ctrl-C, a failure: stop now, do not drain the queue
+        raise
     finally:
         gc.unfreeze()
         writer.flush()
     return status
+
+
+def _kill_pool(pool: ProcessPoolExecutor) -> None:
+    """Kill a pool's workers and drop its queued chunks (their episodes replay on resume)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.kill()
+    with contextlib.suppress(Exception):
+        pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.join(timeout=5)
 
 
 def _run_ray(sw: Sweep, writer: BatchWriter) -> str:

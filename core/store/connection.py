@@ -20,6 +20,13 @@ from typing import TYPE_CHECKING, Any, Self
 from core.errors import DriftBenchError, NotFoundError
 from core.model.cache import LockedLRU
 from core.paths import default_store_path
+from core.store.integrity import (
+    StoreCorruptError,
+    StoreFullError,
+    check_file,
+    describe_sqlite_error,
+    is_full_error,
+)
 from core.store.schema import _MIGRATIONS, _SCHEMA_V1, STORE_SCHEMA_VERSION, _statements
 
 if TYPE_CHECKING:
@@ -61,15 +68,41 @@ class StoreBase:
 
         Returns:
             The opened store, schema at :data:`STORE_SCHEMA_VERSION`.
+
+        Raises:
+            NotFoundError: No file and ``create`` is False.
+            StoreCorruptError: A directory, not a SQLite database, corrupt or truncated
+                (:mod:`core.store.integrity`); the file is left as it is.
+            StoreFullError: The disk filled up while creating the schema; a file this call
+                created is removed again, so no half-initialised store is left.
         """
         path = Path(path) if path is not None else default_store_path()
+        check_file(path)
+        fresh = not path.exists() or path.stat().st_size == 0
         if not path.exists():
             if not create:
                 raise NotFoundError(f"no store at {path}; run 'driftbench init' first")
-            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except (FileExistsError, NotADirectoryError):
+                raise StoreCorruptError(
+                    f"{path}: its folder {path.parent} is not a directory"
+                ) from None
         store = cls(path)
-        store._migrate()
+        try:
+            store._migrate()
+        except BaseException:
+            store.close()
+            if fresh:
+                store.remove_files()
+            raise
         return store
+
+    def remove_files(self) -> None:
+        """Delete the store file and its WAL and shared-memory files (a failed creation)."""
+        self.close()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -77,12 +110,26 @@ class StoreBase:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA busy_timeout=30000")
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA foreign_keys=ON")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute("PRAGMA busy_timeout=30000")
+            except sqlite3.DatabaseError as exc:
+                conn.close()
+                raise self._store_error(exc) from None
             self._local.conn = conn
         return conn
+
+    def _store_error(self, exc: sqlite3.Error) -> DriftBenchError:
+        """The one-line store error for a sqlite3 error (full disk or corrupt file)."""
+        message = describe_sqlite_error(self.path, exc)
+        if is_full_error(exc):
+            return StoreFullError(message)
+        low = str(exc).lower()
+        if "not a database" in low or "malformed" in low or "corrupt" in low:
+            return StoreCorruptError(message)
+        return StoreError(message)
 
     @property
     def db(self) -> sqlite_utils.Database:
@@ -100,23 +147,51 @@ class StoreBase:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """Run a block in one IMMEDIATE transaction (all or nothing)."""
+        """Run a block in one IMMEDIATE transaction (all or nothing).
+
+        A full disk raises :class:`StoreFullError` saying so (SQLite has already rolled the
+        transaction back; the rollback here never hides the cause).
+        """
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
+        except BaseException as exc:
+            if conn.in_transaction:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass  # SQLite may have rolled back on its own (a full disk): keep the cause
+            if isinstance(exc, sqlite3.Error) and is_full_error(exc):
+                raise StoreFullError(describe_sqlite_error(self.path, exc)) from exc
             raise
         else:
-            conn.execute("COMMIT")
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if conn.in_transaction:
+                    try:
+                        conn.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
+                if is_full_error(exc):
+                    raise StoreFullError(describe_sqlite_error(self.path, exc)) from exc
+                raise
 
     # -- schema ------------------------------------------------------------------------------
     def _migrate(self) -> None:
+        try:
+            self._migrate_inner()
+        except sqlite3.DatabaseError as exc:
+            raise self._store_error(exc) from None
+
+    def _migrate_inner(self) -> None:
         conn = self.conn
         try:
             row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        except sqlite3.OperationalError:  # a new file: no tables yet
+        except sqlite3.OperationalError as exc:  # a new file: no tables yet
+            if "no such table" not in str(exc):
+                raise
             row = None
         if row is not None and int(row[0]) == STORE_SCHEMA_VERSION:
             return  # current: opening writes nothing, so a failed command leaves the file as is

@@ -45,6 +45,7 @@ from core.model.run import (
     agent_of_spec_json,
     is_symbolic_agent,
 )
+from core.runner.lifecycle import effective_status
 from core.store import Store, utcnow
 from core.studio.branches import branch_spec, sync_branch_runs
 
@@ -504,6 +505,10 @@ def run_rows(store: Store) -> list[RunRow]:
         kind: RunKind = "branch" if branch else ("sweep" if _is_run_spec(spec) else "imported")
         agent = agent_of_spec_json(spec)
         worker, pid = worker_state(store, run_id)
+        if kind == "sweep" and worker != "alive":  # no live owner → interrupted (resumable)
+            status = effective_status(
+                store.path, {"run_id": run_id, "status": status, "updated_at": updated}
+            )
         t = int(total)
         done = int(completed) + int(errors)
         rate, eta = progress_rate(

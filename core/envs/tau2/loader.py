@@ -24,6 +24,7 @@ from core.envs.tau2.schema import COLLECTIONS, collection_adapter
 from core.envs.tau2.tasks import Task
 from core.envs.tau2.toolkit import Toolkit
 from core.errors import ConfigError
+from core.model.bounds import json_problem
 
 DOMAINS: dict[str, type[Toolkit]] = {"retail": RetailTools, "airline": AirlineTools}
 """Tool table of each supported domain."""
@@ -47,18 +48,24 @@ def _loc(prefix: str, loc: tuple[Any, ...]) -> str:
     return ".".join(parts)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a valid JSON number (a price or amount must be finite)")
+
+
 def _read_json(path: Path) -> Any:
     if not path.is_file():
         raise ConfigError("file is missing", file=path)
     try:
         with path.open("rb") as fh:
-            return json.load(fh)
+            return json.load(fh, parse_constant=_no_constant)  # NaN/Infinity are not JSON
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", file=path
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read: {exc}", file=path) from None
+    except (RecursionError, ValueError) as exc:  # too deep, or an integer over 4300 digits
+        raise ConfigError(json_problem(exc) or f"invalid JSON: {exc}", file=path) from None
 
 
 def type_db(domain: str, raw: Any, file: str | Path) -> dict[str, dict[str, Any]]:
@@ -147,6 +154,37 @@ def parse_tasks(domain: str, raw: Any, file: str | Path) -> list[Task]:
     return tasks
 
 
+REFERENCE_ARGS: dict[str, str] = {"user_id": "users"}
+"""Golden-action arguments that must name a record of the database (argument → collection)."""
+
+
+def check_task_references(tasks: list[Task], raw_db: Any, file: str | Path) -> None:
+    """Refuse golden actions whose arguments name records the database does not have.
+
+    A golden solution that looks up a user who does not exist can never be replayed; it is an
+    import error, not an episode error later.
+
+    Raises:
+        ConfigError: Naming the task, the action and the argument.
+    """
+    if not isinstance(raw_db, dict):
+        return
+    for i, task in enumerate(tasks):
+        for j, action in enumerate(task.actions):
+            for arg, coll in REFERENCE_ARGS.items():
+                value = action.arguments.get(arg)
+                records = raw_db.get(coll)
+                if value is None or not isinstance(records, dict):
+                    continue
+                if not isinstance(value, str) or value not in records:
+                    raise ConfigError(
+                        f"golden action {action.name!r} names {arg} {value!r}, which is not in "
+                        f"db.json {coll}",
+                        file=file,
+                        field=f"[{i}].evaluation_criteria.actions.{j}.arguments.{arg}",
+                    )
+
+
 def parse_split(raw: Any, task_ids: set[str], file: str | Path) -> dict[str, list[str]]:
     """Validate ``split_tasks.json``: ``{split: [task id, ...]}`` naming existing tasks."""
     if not isinstance(raw, dict):
@@ -187,6 +225,7 @@ def read_domain_dir(domain: str, src: Path) -> dict[str, Any]:
     tasks_path = src / "tasks.json"
     raw_tasks = _read_json(tasks_path)
     tasks = parse_tasks(domain, raw_tasks, tasks_path)
+    check_task_references(tasks, raw_db, tasks_path)
     split: dict[str, list[str]] = {}
     split_path = src / "split_tasks.json"
     if split_path.exists():

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from core.errors import ConfigError
+from core.model import bounds
 from core.model.base import Strict
 
 Role = Literal["system", "developer", "user", "assistant", "tool"]
@@ -136,7 +136,9 @@ def parse_session_lines(
 ) -> Iterator[tuple[int, SessionRecord | None, LineError | None]]:
     """Validate a sessions file line by line.
 
-    Blank lines are skipped; a repeated ``session_id`` is an error on the later line.
+    Blank lines are skipped; a repeated ``session_id`` is an error on the later line. A line
+    nested too deeply, with an over-long integer, ``NaN``, or a lone surrogate in its text is
+    an error on that line (limits in :mod:`core.model.bounds`).
 
     Args:
         lines: The file's lines.
@@ -144,15 +146,24 @@ def parse_session_lines(
     Yields:
         (line number, record or None, error or None) for each non-blank line.
     """
+    return _parse_numbered((n, raw, None) for n, raw in enumerate(lines, start=1))
+
+
+def _parse_numbered(
+    lines: Iterable[tuple[int, str | None, str | None]],
+) -> Iterator[tuple[int, SessionRecord | None, LineError | None]]:
     seen: dict[str, int] = {}
-    for number, raw in enumerate(lines, start=1):
+    for number, raw, problem in lines:
+        if raw is None:
+            yield number, None, LineError(line=number, message=problem or "unreadable line")
+            continue
         text = raw.strip()
         if not text:
             continue
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            yield number, None, LineError(line=number, message=f"invalid JSON: {exc.msg}")
+            data = bounds.loads(text)
+        except ValueError as exc:
+            yield number, None, LineError(line=number, message=str(exc))
             continue
         if not isinstance(data, dict):
             msg = f"expected a JSON object, got {type(data).__name__}"
@@ -173,23 +184,19 @@ def parse_session_lines(
 
 
 def read_sessions_file(path: Path) -> tuple[list[SessionRecord], list[LineError]]:
-    """Read and validate a sessions JSONL file.
+    """Read and validate a sessions JSONL file, streaming (bounded memory per line).
 
     Returns:
-        (valid records, errors with line numbers).
+        (valid records, errors with line numbers; a line that is not UTF-8 is one of them).
 
     Raises:
-        ConfigError: When the file cannot be read or is not UTF-8 text.
+        ConfigError: The file is missing, a directory, or over a size limit (a line over
+            :data:`core.model.bounds.MAX_LINE_BYTES`, the file over
+            :data:`core.model.bounds.MAX_INPUT_FILE_BYTES`).
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise ConfigError("no such file", file=path) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read: {exc}", file=path) from exc
     records: list[SessionRecord] = []
     errors: list[LineError] = []
-    for _, rec, err in parse_session_lines(text.splitlines()):
+    for _, rec, err in _parse_numbered(bounds.read_lines(Path(path))):
         if rec is not None:
             records.append(rec)
         if err is not None:

@@ -30,8 +30,8 @@ class ImportResult(Strict):
 
     @property
     def ok(self) -> bool:
-        """Whether the command succeeded (no errors, or partial mode)."""
-        return not self.errors or self.mode == "partial"
+        """Whether the command succeeded: no errors, or partial mode with a valid line."""
+        return not self.errors or (self.mode == "partial" and self.valid > 0)
 
     def payload(self) -> dict[str, Any]:
         """The ``--json`` payload: ``{"imported", "errors": [{"line", "message"}], ...}``."""
