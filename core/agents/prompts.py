@@ -67,6 +67,7 @@ def system_prompt(
     *,
     lessons: str = "",
     intent: str = "",
+    action_format: str = "text",
 ) -> str:
     """Assemble the system prompt: base + wire format + domain + the method's guidance.
 
@@ -76,8 +77,10 @@ def system_prompt(
         tools: Tools offered.
         lessons: A3's rendered lesson block ('' before any lesson exists).
         intent: RS's rendered current intent.
+        action_format: ``text`` (the paper's wire format) or ``tools`` (native tool calling).
     """
-    fmt = load_prompt("format" if method.can_ask else "format_noask")
+    name = "format" if action_format == "text" else "format_tools"
+    fmt = load_prompt(name if method.can_ask else name + "_noask")
     base = fill(load_prompt("base"), format=fmt, domain=domain_text(benchmark, tools))
     guidance = fill(load_prompt(method.id), lessons=lessons, intent=intent)
     return f"{base}\n\n{guidance}".strip()
@@ -143,3 +146,83 @@ def turn_prompt(
         block = "Your record so far:\nMEMORY: " + json.dumps(memory, ensure_ascii=False)
         text = text.replace("Your single action now:", block + "\n\nYour single action now:")
     return text
+
+
+# -- append-only conversations -------------------------------------------------------------------
+MAX_ENTRY_CHARS = 4000
+"""Longest rendering of one transcript entry (an absurdly long reply is cut, not carried)."""
+
+DEFAULT_WINDOW_CHARS = 120_000
+"""History (after the system prompt) kept before the window slides (about 30k tokens)."""
+
+
+def _cap(text: str) -> str:
+    if len(text) <= MAX_ENTRY_CHARS:
+        return text
+    return text[:MAX_ENTRY_CHARS] + f" … [{len(text) - MAX_ENTRY_CHARS} more characters cut]"
+
+
+def history(view: AgentView) -> list[dict[str, str]]:
+    """The conversation as alternating messages, append-only across turns.
+
+    The opening request is the first user message; each agent action becomes an assistant
+    message (its canonical wire form); what came back (environment observations, the
+    person's replies) becomes the next user message. A message, once rendered, never
+    changes on a later turn, so every request extends the previous one (provider prompt
+    caches reuse the prefix).
+    """
+    out: list[dict[str, str]] = [{"role": "user", "content": _cap(f"USER: {view.query}")}]
+    for e in view.transcript:
+        if e.role == "agent":
+            text = render_action(e.action) if e.action is not None else e.text
+            out.append({"role": "assistant", "content": _cap(text)})
+            continue
+        line = _cap(f"USER: {e.text}" if e.role == "user" else f"ENVIRONMENT: {e.text}")
+        if out[-1]["role"] == "user":
+            out[-1] = {"role": "user", "content": out[-1]["content"] + "\n" + line}
+        else:
+            out.append({"role": "user", "content": line})
+    return out
+
+
+def status_block(view: AgentView, benchmark: str, memory: dict[str, object] | None) -> str:
+    """The part of the latest user message that is about now: budget, memory, action cue."""
+    text = fill(load_prompt("status"), budget=budget_lines(view, benchmark))
+    if memory is not None:
+        block = "Your record so far:\nMEMORY: " + json.dumps(memory, ensure_ascii=False)
+        text = text.replace("Your single action now:", block + "\n\nYour single action now:")
+    return text
+
+
+def window(
+    turns: list[dict[str, str]], dropped: int, limit: int = DEFAULT_WINDOW_CHARS
+) -> tuple[list[dict[str, str]], int]:
+    """Keep the history under ``limit`` characters by dropping the oldest whole turns.
+
+    The window slides only when the limit is reached, and then by enough whole turns to
+    bring the history to half the limit, so the prefix stays stable for many turns between
+    slides. The opening request always stays, followed by a note of what was omitted.
+
+    Args:
+        turns: From :func:`history`.
+        dropped: Turns (assistant message + reply) dropped before this call.
+        limit: The configured limit in characters.
+
+    Returns:
+        The windowed messages and the new number of dropped turns.
+    """
+    head, rest = turns[:1], turns[1:]
+
+    def size(k: int) -> int:
+        return sum(len(m["content"]) for m in rest[2 * k :])
+
+    if size(dropped) > limit:
+        while 2 * dropped < len(rest) - 2 and size(dropped) > limit // 2:
+            dropped += 1
+    if dropped == 0:
+        return turns, 0
+    note = {
+        "role": "user",
+        "content": head[0]["content"] + f"\n({dropped} earlier turns omitted)",
+    }
+    return [note, *rest[2 * dropped :]], dropped
