@@ -327,15 +327,15 @@ def _reassemble(name: str, block: str) -> str:
 
 # -- reasoning blocks ----------------------------------------------------------------------------
 def strip_reasoning(text: str) -> str:
-    """Remove ``<think>…</think>`` (and ``thinking``/``reasoning``/``reflection``) blocks.
+    r"""Remove ``<think>…</think>`` (and ``thinking``/``reasoning``/``reflection``) blocks.
 
     Reasoning models often think aloud before the action; an action word inside that block
     must not count. An unclosed block at the start (the reply was cut off while thinking)
     leaves nothing; a stray closing tag (the server stripped the opening one) drops what
     precedes it.
 
-    >>> strip_reasoning("<think>maybe Action: Answer?</think>\nAction: Clarify\nContent: hi")
-    'Action: Clarify\nContent: hi'
+    >>> print(strip_reasoning("<think>maybe Action: Answer?</think>\nAction: Clarify"))
+    Action: Clarify
     """
     out = _REASONING_BLOCK.sub("", text or "")
     out = _STRAY_CLOSE.sub("", out, count=1)
@@ -603,6 +603,10 @@ def tool_definitions(tools: Sequence[ToolSpec], *, can_ask: bool) -> list[dict[s
     return out
 
 
+def _malformed(raw: str, problem: str) -> ParseResult:
+    return ParseResult(Malformed(raw=raw, problems=(problem,)), (), None, None, (problem,))
+
+
 def from_native_calls(
     calls: Sequence[tuple[str, str]], tools: Sequence[ToolSpec], *, can_ask: bool, raw: str = ""
 ) -> ParseResult:
@@ -629,7 +633,7 @@ def from_native_calls(
         answer = str(obj.get("answer") or "").strip()
         if not answer:
             problem = "empty final answer"
-            return ParseResult(Malformed(raw=text, problems=(problem,)), (), None, None, (problem,))
+            return _malformed(text, problem)
         pq = str(obj.get("predicted_user_question") or "").strip()
         return ParseResult(
             Propose(text=answer, predicted_question=pq, raw=text), ("native_tool_call",)
