@@ -16,6 +16,7 @@ from core.model.run import EpisodeKey, RunOptions
 from core.runner.bookkeeping import (
     STATUS_BUDGET,
     STATUS_CANCELLED,
+    STATUS_PAUSED,
     WRITE_INTERVAL_S,
     Sweep,
     preload,
@@ -123,6 +124,8 @@ async def _llm_main(sw: Sweep, client: Any, source: SampleSource) -> str:
         spent["usd"] += sum(r.cost_usd for r in records if r.write)
         if options.max_cost_usd is not None and spent["usd"] > options.max_cost_usd:
             status["value"] = status["value"] or STATUS_BUDGET
+        if any(r.halt for r in records):
+            status["value"] = status["value"] or STATUS_PAUSED
 
     flush_task = asyncio.create_task(flusher())
     try:
@@ -210,6 +213,8 @@ def _run_llm_pool(sw: Sweep, client: Any, source: SampleSource, procs: int) -> s
                 spent += sum(r.cost_usd for r in recs)
                 if options.max_cost_usd is not None and spent > options.max_cost_usd:
                     status = status or STATUS_BUDGET
+                if any(r.halt for r in recs):
+                    status = status or STATUS_PAUSED
             elif kind == "end":
                 running -= 1
                 if payload:
