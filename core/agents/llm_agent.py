@@ -98,6 +98,7 @@ class LLMAgent(AgentBase):
         self.window_chars = window_chars
         self.dropped_turns = 0
         self.seed: int | None = None
+        self._statuses: dict[int, str] = {}
 
     def bind(self, ctx: EpisodeBinding) -> None:
         """Take the episode's seed from its opening event (sent when the model samples)."""
@@ -136,7 +137,11 @@ class LLMAgent(AgentBase):
             intent=intent,
             action_format=self.action_format,
         )
-        turns, dropped = window(history(view), self.dropped_turns, self.window_chars)
+        status = status_block(view, view.benchmark or self.benchmark, self.memory)
+        self._statuses.setdefault(view.turn, status)
+        turns, dropped = window(
+            history(view, self._statuses), self.dropped_turns, self.window_chars
+        )
         if dropped != self.dropped_turns:
             self._pending.append(
                 ActionRepair(
@@ -145,7 +150,6 @@ class LLMAgent(AgentBase):
                 )
             )
             self.dropped_turns = dropped
-        status = status_block(view, view.benchmark or self.benchmark, self.memory)
         last = turns[-1]
         if last["role"] == "user":
             turns[-1] = {"role": "user", "content": last["content"] + "\n\n" + status}

@@ -7,7 +7,7 @@ guidance is its own file. Prompt text never lives in code.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from core.agents.methods import MethodSpec
@@ -162,26 +162,36 @@ def _cap(text: str) -> str:
     return text[:MAX_ENTRY_CHARS] + f" … [{len(text) - MAX_ENTRY_CHARS} more characters cut]"
 
 
-def history(view: AgentView) -> list[dict[str, str]]:
+def history(view: AgentView, statuses: Mapping[int, str] | None = None) -> list[dict[str, str]]:
     """The conversation as alternating messages, append-only across turns.
 
     The opening request is the first user message; each agent action becomes an assistant
     message (its canonical wire form); what came back (environment observations, the
-    person's replies) becomes the next user message. A message, once rendered, never
-    changes on a later turn, so every request extends the previous one (provider prompt
-    caches reuse the prefix).
+    person's replies) becomes the next user message. ``statuses`` are the status blocks
+    sent at earlier turns (by number of actions so far): each stays at the end of the user
+    message it was sent with. A message, once rendered, never changes on a later turn, so
+    every request extends the previous one (provider prompt caches reuse the prefix).
     """
     out: list[dict[str, str]] = [{"role": "user", "content": _cap(f"USER: {view.query}")}]
+    turn_of = [0]  # per message: the number of agent actions before it
+    actions = 0
     for e in view.transcript:
         if e.role == "agent":
+            actions += 1
             text = render_action(e.action) if e.action is not None else e.text
             out.append({"role": "assistant", "content": _cap(text)})
+            turn_of.append(actions)
             continue
         line = _cap(f"USER: {e.text}" if e.role == "user" else f"ENVIRONMENT: {e.text}")
         if out[-1]["role"] == "user":
             out[-1] = {"role": "user", "content": out[-1]["content"] + "\n" + line}
         else:
             out.append({"role": "user", "content": line})
+            turn_of.append(actions)
+    for i, (msg, turn) in enumerate(zip(out, turn_of, strict=True)):
+        said = (statuses or {}).get(turn)
+        if msg["role"] == "user" and said and turn != view.turn:
+            out[i] = {"role": "user", "content": msg["content"] + "\n\n" + said}
     return out
 
 
@@ -226,3 +236,32 @@ def window(
         "content": head[0]["content"] + f"\n({dropped} earlier turns omitted)",
     }
     return [note, *rest[2 * dropped :]], dropped
+
+
+def _flat(messages: Sequence[dict[str, object]]) -> str:
+    return "".join(f"<{m.get('role')}>{m.get('content') or ''}" for m in messages)
+
+
+def prefix_reuse(requests: Sequence[Sequence[dict[str, object]]], *, of: str = "previous") -> float:
+    """How much consecutive requests share as a common prefix.
+
+    Summed over characters (role tags and contents) of every request after the first.
+
+    ``of="previous"``: the share of each previous request that the next one repeats as its
+    prefix (1.0: every request only appended — what a provider prompt cache can hit).
+    ``of="current"``: the share of each request that is such a repeated prefix (the cached
+    share of its prompt tokens; new content each turn keeps it below 1).
+    """
+    flats = [_flat(r) for r in requests]
+    shared = total = 0
+    for prev, cur in zip(flats, flats[1:], strict=False):
+        lo, hi = 0, min(len(prev), len(cur))
+        while lo < hi:  # longest common prefix by bisection (slice compares run in C)
+            mid = (lo + hi + 1) // 2
+            if prev[:mid] == cur[:mid]:
+                lo = mid
+            else:
+                hi = mid - 1
+        shared += lo
+        total += len(prev) if of == "previous" else len(cur)
+    return shared / total if total else 1.0

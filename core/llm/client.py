@@ -470,6 +470,8 @@ class LLMClient:
             "max_retries": 0,
         }
         kwargs.update(openai_http.sampling_params(spec))
+        if spec.extra:  # sent as they are, as on the direct path (litellm would refuse some)
+            kwargs["allowed_openai_params"] = sorted(spec.extra)
         if spec.api_base:
             kwargs["api_base"] = spec.api_base
         key = self._api_key()
