@@ -5,8 +5,8 @@ Keys are set in the environment for the test only. An LLM sweep runs against the
 ``api_base``; once with ``api_key_env``), including a provider that echoes the key back in its
 error message, as some do — with a plain CLI-style spec that names no ``api_key_env``, so the
 redaction must cover every key the process knows. Then the store's bytes (db + WAL + shm),
-every log record, the process output, ``driftbench export`` in JSONL and CSV, ``runs``/``doctor`` JSON and every file
-under ``DRIFTBENCH_HOME`` are searched for the key.
+every log record, the process output, ``driftbench export`` in JSONL and CSV,
+``runs``/``doctor`` JSON and every file under ``DRIFTBENCH_HOME`` are searched for the key.
 """
 
 from __future__ import annotations
