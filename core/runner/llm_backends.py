@@ -245,9 +245,10 @@ def _run_llm_pool(sw: Sweep, client: Any, source: SampleSource, procs: int) -> s
 
 
 # -- Ray: async actors, the driver the one writer -------------------------------------------
-RayContext = tuple[str, str, dict[str, int], list[str], str, str, bool, int, float]
+RayContext = tuple[str, str, dict[str, int], list[str], str, str, bool, bool, int, float]
 """What every actor needs: store path, spec JSON, attempts, done keys, the client's spec JSON,
-the process's LLM config JSON, whether the client reads the cache, max attempts, backoff."""
+the process's LLM config JSON, whether the client has a cache and reads it, max attempts,
+backoff."""
 
 
 class LLMRayWorker:
@@ -260,7 +261,7 @@ class LLMRayWorker:
         from core.model.run import RunSpec
         from core.store import Store
 
-        path, spec_json, attempts, done, model_json, cfg_json, read_cache, tries, backoff = ctx
+        path, spec_json, attempts, done, model_json, cfg_json, cached, read, tries, backoff = ctx
         use_config(LLMConfig.model_validate_json(cfg_json))
         self.spec = RunSpec.model_validate_json(spec_json)
         self.source = SampleSource(Store.open(Path(path)))
@@ -268,8 +269,8 @@ class LLMRayWorker:
         self.max_attempts, self.backoff = tries, backoff
         self.client = LLMClient(
             ModelSpec.model_validate_json(model_json),
-            cache=ResponseCache(Path(path)),
-            read_cache=read_cache,
+            cache=ResponseCache(Path(path)) if cached else None,
+            read_cache=read,
         )
 
     async def play(self, unit: list[tuple[tuple[str, str, str, str, str, int], str]]) -> Any:
@@ -326,6 +327,7 @@ def _run_llm_ray(sw: Sweep, client: Any) -> str:
         sorted(sw.rs.done),
         client.spec.model_dump_json(),
         current_config().model_dump_json(),
+        client.cache is not None,
         client.read_cache,
         options.max_attempts,
         options.retry_backoff_s,
