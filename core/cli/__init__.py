@@ -71,7 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         require_checkout()
         return int(handler(args) or 0)
     except DriftBenchError as exc:
-        return fail(str(exc))
+        from core.llm.secrets import redact
+
+        return fail(redact(str(exc)))  # no key the process knows is ever printed
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

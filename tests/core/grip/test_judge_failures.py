@@ -31,6 +31,15 @@ def _grip(store: Path, *argv: str) -> tuple[int, dict[str, Any], str]:
     return rc, (json.loads(text) if text.strip().startswith("{") else {}), err.getvalue()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_llm_config() -> Any:
+    """``grip --no-cache`` sets the process's model choices; leave none behind."""
+    from core.llm.models import use_config
+
+    yield
+    use_config(None)
+
+
 @pytest.fixture
 def judged_store(tmp_path: Path) -> Path:
     path = tmp_path / "j.db"
