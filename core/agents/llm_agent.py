@@ -26,7 +26,14 @@ from typing import Any
 from core.agents.base import AgentBase, EpisodeBinding
 from core.agents.lessons import LessonBook
 from core.agents.methods import MethodSpec, method_spec
-from core.agents.prompts import DEFAULT_WINDOW_CHARS, history, status_block, system_prompt, window
+from core.agents.prompts import (
+    DEFAULT_WINDOW_CHARS,
+    cap_entry,
+    history,
+    status_block,
+    system_prompt,
+    window,
+)
 from core.agents.wire import (
     ActionRepair,
     ParseResult,
@@ -201,7 +208,7 @@ class LLMAgent(AgentBase):
     def _reprompt(messages: list[dict[str, Any]], reply: str, problem: str) -> list[dict[str, Any]]:
         return [
             *messages,
-            {"role": "assistant", "content": reply},
+            {"role": "assistant", "content": cap_entry(reply)},
             {
                 "role": "user",
                 "content": f"Your reply could not be used: {problem}. Reply again with exactly "

@@ -156,7 +156,8 @@ DEFAULT_WINDOW_CHARS = 120_000
 """History (after the system prompt) kept before the window slides (about 30k tokens)."""
 
 
-def _cap(text: str) -> str:
+def cap_entry(text: str) -> str:
+    """``text`` cut to :data:`MAX_ENTRY_CHARS` (with a note of how much was cut)."""
     if len(text) <= MAX_ENTRY_CHARS:
         return text
     return text[:MAX_ENTRY_CHARS] + f" … [{len(text) - MAX_ENTRY_CHARS} more characters cut]"
@@ -172,17 +173,17 @@ def history(view: AgentView, statuses: Mapping[int, str] | None = None) -> list[
     message it was sent with. A message, once rendered, never changes on a later turn, so
     every request extends the previous one (provider prompt caches reuse the prefix).
     """
-    out: list[dict[str, str]] = [{"role": "user", "content": _cap(f"USER: {view.query}")}]
+    out: list[dict[str, str]] = [{"role": "user", "content": cap_entry(f"USER: {view.query}")}]
     turn_of = [0]  # per message: the number of agent actions before it
     actions = 0
     for e in view.transcript:
         if e.role == "agent":
             actions += 1
             text = render_action(e.action) if e.action is not None else e.text
-            out.append({"role": "assistant", "content": _cap(text)})
+            out.append({"role": "assistant", "content": cap_entry(text)})
             turn_of.append(actions)
             continue
-        line = _cap(f"USER: {e.text}" if e.role == "user" else f"ENVIRONMENT: {e.text}")
+        line = cap_entry(f"USER: {e.text}" if e.role == "user" else f"ENVIRONMENT: {e.text}")
         if out[-1]["role"] == "user":
             out[-1] = {"role": "user", "content": out[-1]["content"] + "\n" + line}
         else:
