@@ -102,7 +102,8 @@ class LLMAgent(AgentBase):
         self.questions_before_proposal = 0
         self.proposed = False
         self.action_format = action_format
-        self.window_chars = window_chars
+        spec_limit = getattr(getattr(client, "spec", None), "context_chars", None)
+        self.window_chars = spec_limit if isinstance(spec_limit, int) else window_chars
         self.dropped_turns = 0
         self.seed: int | None = None
         self._statuses: dict[int, str] = {}

@@ -334,6 +334,15 @@ def _parse(litellm: Any, spec: ModelSpec, raw: Any, latency_ms: float) -> LLMRes
     )
 
 
+def _supports(litellm: Any, model: str, param: str) -> bool:
+    """Whether litellm says the model's provider takes ``param`` (unknown: assume yes)."""
+    try:
+        supported = litellm.get_supported_openai_params(model=model)
+    except Exception:  # noqa: BLE001 - an unknown provider: let the provider decide
+        return True
+    return supported is None or param in supported
+
+
 class _Pending:
     """A provider call in flight that identical requests wait for (sync callers)."""
 
@@ -480,6 +489,8 @@ class LLMClient:
         if tools:
             kwargs["tools"] = tools
         kwargs.update(params)
+        if "seed" in kwargs and not _supports(load_litellm(), spec.model, "seed"):
+            kwargs.pop("seed")  # still part of the cache key; the provider would refuse it
         return kwargs
 
     # -- accounting --------------------------------------------------------------------------

@@ -94,6 +94,12 @@ class ModelSpec(Strict):
     extra: dict[str, Any] = Field(
         default_factory=dict, description="Further provider parameters, sent as they are."
     )
+    context_chars: int | None = Field(
+        default=None,
+        ge=2000,
+        description="Agent history (characters) kept before its window slides by whole turns "
+        "(default 120 000); never sent.",
+    )
 
     @model_validator(mode="before")
     @classmethod

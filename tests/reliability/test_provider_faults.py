@@ -364,4 +364,4 @@ def test_hanging_provider_costs_a_bounded_time(
     took = time.perf_counter() - started
     assert res.status == "paused" and res.completed == 0
     assert server.request_count <= 8 + 2
-    assert took < 8 * 0.3 + 5  # threshold × timeout (+ slack), not 6 episodes × 2 × 2 tries
+    assert took < 8 * 0.3 + 15  # threshold × timeout (+ slack), not 6 episodes × 2 × 2 tries

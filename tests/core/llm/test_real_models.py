@@ -329,3 +329,24 @@ def test_prompts_are_append_only_over_a_ten_turn_episode(
     for prev, cur in zip(requests, requests[1:], strict=False):
         assert cur[: len(prev)] == prev  # every earlier message is unchanged: append-only
     assert prefix_reuse(requests, of="current") > 0.8  # the rest is each turn's new content
+
+
+def test_window_slides_at_the_configured_limit_and_is_recorded(
+    tmp_path: Path, fake_llm_server: FakeOpenAIServer
+) -> None:
+    fake_llm_server.responder = _searcher(12)
+    store = Store.open(tmp_path / "s.db")
+    spec = _spec(fake_llm_server)
+    client = make_client(spec.agent, context_chars=2000)
+    assert client.spec.context_chars == 2000
+    run_sweep(store, spec, OPTS, client=client)
+    (row,) = store.episode_rows(run_id=spec.run_id())
+    events = [json.loads(b) for b in store.event_jsons(row["episode_id"])]
+    slides = [e for e in events if e["kind"] == "repair" and "context_window" in e["detail"]]
+    assert slides, "the window never slid"
+    sizes = [sum(len(m["content"]) for m in b["messages"][1:]) for b in fake_llm_server.requests]
+    assert max(sizes) < 2000 + 4000  # bounded: the limit plus the newest turn
+    # between slides every request only appends
+    reqs = [b["messages"] for b in fake_llm_server.requests]
+    appended = sum(cur[: len(prev)] == prev for prev, cur in zip(reqs, reqs[1:], strict=False))
+    assert appended >= len(reqs) - 1 - len(slides)
