@@ -112,6 +112,11 @@ class Settings(BaseSettings):
         "auto: direct HTTP to openai/…@API_BASE; litellm: always litellm.",
         default="auto",
     )
+    models: Path | None = _var(
+        "MODELS",
+        "Models file (YAML): model and call settings per role (as --models).",
+        default=None,
+    )
     play_model: str = _var(
         "PLAY_MODEL", "Model spec offered as the agent on the play-as-user page.", default=""
     )
@@ -146,7 +151,7 @@ class Settings(BaseSettings):
         """Read the process environment only: no ``.env`` file, no secrets folder."""
         return init_settings, env_settings
 
-    @field_validator("home", "shared", "credentials", mode="after")
+    @field_validator("home", "shared", "credentials", "models", mode="after")
     @classmethod
     def _absolute(cls, value: Path | None) -> Path | None:
         return value.expanduser().resolve() if value is not None else None

@@ -159,6 +159,7 @@ def _table(current: list[RunRow]) -> pd.DataFrame:
                 "ETA": fmt_duration(r.eta_s) if r.eta_s is not None and r.active else "",
                 "agent": r.agent,
                 "cost $": round(r.cost_usd, 4),
+                "cost by role": r.cost_split_text,
                 "worker": r.worker if r.pid is None else f"{r.worker} (pid {r.pid})",
                 "updated": r.updated_at[:19].replace("T", " "),
             }

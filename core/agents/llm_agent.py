@@ -1,12 +1,21 @@
 """LLM policies for the whole ladder (B0, A0, A1, A2, A3, L0, RS, LIT).
 
 One class, parameterised by the method table: the system prompt is the shared base plus the
-method's guidance file; each turn is one user message (the re-rendered transcript, budget note
-and, for memory methods, the carried ``MEMORY`` block). A malformed reply gets one re-prompt
-quoting the parser's complaint; repairs and re-prompts are named in :attr:`LLMAgent.repairs`
-and handed to the orchestrator (:meth:`LLMAgent.pop_repairs`), which records each as a
-``repair`` event (target ``action_format``) of the turn. Stateless rendering keeps requests
-identical across re-runs, so the response cache makes a re-run free.
+method's guidance file; the conversation is append-only (:func:`~core.agents.prompts.history`:
+the opening request, then one assistant message per action and one user message per reply),
+and only the latest user message carries the budget note and, for memory methods, the
+``MEMORY`` block. Each request therefore extends the previous one, which provider prompt
+caches reuse; past a configured size the window slides by whole turns (recorded as a
+``repair`` event, ``context_window: …``).
+
+Two action formats: the paper's text format (default) and native tool calling
+(``action_format="tools"``: the environment's tools plus ``clarify`` and ``final_answer``
+functions). ``<think>`` blocks are stripped before parsing. A malformed reply gets one
+re-prompt quoting the parser's complaint; repairs and re-prompts are named in
+:attr:`LLMAgent.repairs` and handed to the orchestrator (:meth:`LLMAgent.pop_repairs`), which
+records each as a ``repair`` event (target ``action_format``) of the turn. Rendering is a pure
+function of the view, so requests are identical across re-runs and the response cache makes a
+re-run free. With a sampling temperature the episode's seed is sent (and keys the cache).
 """
 
 from __future__ import annotations
@@ -14,11 +23,27 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import Any
 
-from core.agents.base import AgentBase
+from core.agents.base import AgentBase, EpisodeBinding
 from core.agents.lessons import LessonBook
 from core.agents.methods import MethodSpec, method_spec
-from core.agents.prompts import system_prompt, turn_prompt
-from core.agents.wire import ActionRepair, ParseResult, from_tool_calls, parse_reply, render_action
+from core.agents.prompts import (
+    DEFAULT_WINDOW_CHARS,
+    cap_entry,
+    history,
+    status_block,
+    system_prompt,
+    window,
+)
+from core.agents.wire import (
+    ActionRepair,
+    ParseResult,
+    from_native_calls,
+    from_tool_calls,
+    parse_reply,
+    render_action,
+    strip_reasoning,
+    tool_definitions,
+)
 from core.llm.types import ChatModel, LLMResponse
 from core.model.actions import Ask, EnvOp, Malformed, Propose
 from core.model.episode import AgentView
@@ -43,6 +68,8 @@ class LLMAgent(AgentBase):
         lessons: A3's lesson book for this run unit (shared across its episodes).
         intent_feed: RS's privileged view of the current intent.
         namespace: Cache namespace.
+        action_format: ``text`` (default) or ``tools`` (native tool calling).
+        window_chars: History size at which the window slides.
     """
 
     def __init__(
@@ -54,6 +81,8 @@ class LLMAgent(AgentBase):
         lessons: LessonBook | None = None,
         intent_feed: IntentFeed | None = None,
         namespace: str = "agent",
+        action_format: str = "text",
+        window_chars: int = DEFAULT_WINDOW_CHARS,
     ) -> None:
         self.method: MethodSpec = method_spec(method)
         self.client = client
@@ -72,10 +101,38 @@ class LLMAgent(AgentBase):
         self.cost_usd = 0.0
         self.questions_before_proposal = 0
         self.proposed = False
+        self.action_format = action_format
+        spec_limit = getattr(getattr(client, "spec", None), "context_chars", None)
+        self.window_chars = spec_limit if isinstance(spec_limit, int) else window_chars
+        self.dropped_turns = 0
+        self.seed: int | None = None
+        self._statuses: dict[int, str] = {}
+
+    def bind(self, ctx: EpisodeBinding) -> None:
+        """Take the episode's seed from its opening event (sent when the model samples)."""
+        events = ctx.events()
+        rng_key = str(getattr(events[0], "rng_key", "")) if events else ""
+        tail = rng_key.rsplit(":", 1)[-1]
+        self.seed = int(tail) if tail.lstrip("-").isdigit() else None
+
+    def _params(self) -> dict[str, Any]:
+        """Per-call parameters: the seed when the model samples (temperature not 0)."""
+        spec = getattr(self.client, "spec", None)
+        if self.seed is not None and getattr(spec, "temperature", 0.0) != 0.0:
+            return {"seed": self.seed}
+        return {}
+
+    def _tools(self, view: AgentView) -> list[dict[str, Any]] | None:
+        if self.action_format != "tools":
+            return None
+        return tool_definitions(view.tools, can_ask=self._can_ask(view))
+
+    def _can_ask(self, view: AgentView) -> bool:
+        return self.method.can_ask and not view.forced_final
 
     # -- prompt --------------------------------------------------------------------------------
     def messages(self, view: AgentView) -> list[dict[str, Any]]:
-        """Return the chat messages for ``view`` (system + one user turn)."""
+        """Return the chat messages for ``view``: system, then the append-only conversation."""
         lessons = ""
         if self.method.self_evolving and self.lessons is not None:
             lessons = self.lessons.render()
@@ -86,9 +143,27 @@ class LLMAgent(AgentBase):
             view.tools,
             lessons=lessons,
             intent=intent,
+            action_format=self.action_format,
         )
-        user = turn_prompt(view, view.benchmark or self.benchmark, memory=self.memory)
-        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        status = status_block(view, view.benchmark or self.benchmark, self.memory)
+        self._statuses.setdefault(view.turn, status)
+        turns, dropped = window(
+            history(view, self._statuses), self.dropped_turns, self.window_chars
+        )
+        if dropped != self.dropped_turns:
+            self._pending.append(
+                ActionRepair(
+                    f"context_window: {dropped - self.dropped_turns} earlier turns dropped "
+                    f"({dropped} in all; limit {self.window_chars} characters)"
+                )
+            )
+            self.dropped_turns = dropped
+        last = turns[-1]
+        if last["role"] == "user":
+            turns[-1] = {"role": "user", "content": last["content"] + "\n\n" + status}
+        else:
+            turns.append({"role": "user", "content": status})
+        return [{"role": "system", "content": system}, *turns]
 
     def _account(self, resp: LLMResponse) -> None:
         self.calls += 1
@@ -97,15 +172,27 @@ class LLMAgent(AgentBase):
         self.cost_usd += resp.cost_usd
 
     def _parse(self, resp: LLMResponse, view: AgentView) -> ParseResult:
-        if resp.tool_calls and not resp.text.strip():
+        text = strip_reasoning(resp.text)
+        if resp.tool_calls and (self.action_format == "tools" or not text):
             calls = [(c.name, c.arguments) for c in resp.tool_calls]
-            return from_tool_calls(calls, view.tools, raw=resp.text)
-        return parse_reply(
-            resp.text,
+            if self.action_format == "tools":
+                return from_native_calls(calls, view.tools, can_ask=self._can_ask(view), raw=text)
+            return from_tool_calls(calls, view.tools, raw=text)
+        result = parse_reply(
+            text,
             view.tools,
-            can_ask=self.method.can_ask and not view.forced_final,
+            can_ask=self._can_ask(view),
             state_labels=(STATE_LABEL,) if self.method.memory else (),
         )
+        if text != resp.text.strip() and resp.text.strip():
+            result = ParseResult(
+                result.action,
+                ("reasoning_block_stripped", *result.repairs),
+                result.state,
+                result.state_label,
+                result.problems,
+            )
+        return result
 
     def _rule_problem(self, result: ParseResult) -> str | None:
         cap = self.method.max_questions_before_first_proposal
@@ -122,7 +209,7 @@ class LLMAgent(AgentBase):
     def _reprompt(messages: list[dict[str, Any]], reply: str, problem: str) -> list[dict[str, Any]]:
         return [
             *messages,
-            {"role": "assistant", "content": reply},
+            {"role": "assistant", "content": cap_entry(reply)},
             {
                 "role": "user",
                 "content": f"Your reply could not be used: {problem}. Reply again with exactly "
@@ -197,16 +284,21 @@ class LLMAgent(AgentBase):
         """Return the next action (blocking model calls)."""
         turn = self._turn(view)
         step: list[dict[str, Any]] | ActionT = next(turn)
+        tools, params = self._tools(view), self._params()
         while isinstance(step, list):
-            step = self._resume(turn, self.client.complete(step, namespace=self.namespace))
+            reply = self.client.complete(step, tools=tools, namespace=self.namespace, **params)
+            step = self._resume(turn, reply)
         return step
 
     async def aact(self, view: AgentView) -> ActionT:
         """Async :meth:`act` (same prompts, same cache keys)."""
         turn = self._turn(view)
         step: list[dict[str, Any]] | ActionT = next(turn)
+        tools, params = self._tools(view), self._params()
         while isinstance(step, list):
-            reply = await self.client.acomplete(step, namespace=self.namespace)
+            reply = await self.client.acomplete(
+                step, tools=tools, namespace=self.namespace, **params
+            )
             step = self._resume(turn, reply)
         return step
 

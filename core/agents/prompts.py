@@ -7,7 +7,7 @@ guidance is its own file. Prompt text never lives in code.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from core.agents.methods import MethodSpec
@@ -67,6 +67,7 @@ def system_prompt(
     *,
     lessons: str = "",
     intent: str = "",
+    action_format: str = "text",
 ) -> str:
     """Assemble the system prompt: base + wire format + domain + the method's guidance.
 
@@ -76,8 +77,10 @@ def system_prompt(
         tools: Tools offered.
         lessons: A3's rendered lesson block ('' before any lesson exists).
         intent: RS's rendered current intent.
+        action_format: ``text`` (the paper's wire format) or ``tools`` (native tool calling).
     """
-    fmt = load_prompt("format" if method.can_ask else "format_noask")
+    name = "format" if action_format == "text" else "format_tools"
+    fmt = load_prompt(name if method.can_ask else name + "_noask")
     base = fill(load_prompt("base"), format=fmt, domain=domain_text(benchmark, tools))
     guidance = fill(load_prompt(method.id), lessons=lessons, intent=intent)
     return f"{base}\n\n{guidance}".strip()
@@ -143,3 +146,123 @@ def turn_prompt(
         block = "Your record so far:\nMEMORY: " + json.dumps(memory, ensure_ascii=False)
         text = text.replace("Your single action now:", block + "\n\nYour single action now:")
     return text
+
+
+# -- append-only conversations -------------------------------------------------------------------
+MAX_ENTRY_CHARS = 4000
+"""Longest rendering of one transcript entry (an absurdly long reply is cut, not carried)."""
+
+DEFAULT_WINDOW_CHARS = 120_000
+"""History (after the system prompt) kept before the window slides (about 30k tokens)."""
+
+
+def cap_entry(text: str) -> str:
+    """``text`` cut to :data:`MAX_ENTRY_CHARS` (with a note of how much was cut)."""
+    if len(text) <= MAX_ENTRY_CHARS:
+        return text
+    return text[:MAX_ENTRY_CHARS] + f" … [{len(text) - MAX_ENTRY_CHARS} more characters cut]"
+
+
+def history(view: AgentView, statuses: Mapping[int, str] | None = None) -> list[dict[str, str]]:
+    """The conversation as alternating messages, append-only across turns.
+
+    The opening request is the first user message; each agent action becomes an assistant
+    message (its canonical wire form); what came back (environment observations, the
+    person's replies) becomes the next user message. ``statuses`` are the status blocks
+    sent at earlier turns (by number of actions so far): each stays at the end of the user
+    message it was sent with. A message, once rendered, never changes on a later turn, so
+    every request extends the previous one (provider prompt caches reuse the prefix).
+    """
+    out: list[dict[str, str]] = [{"role": "user", "content": cap_entry(f"USER: {view.query}")}]
+    turn_of = [0]  # per message: the number of agent actions before it
+    actions = 0
+    for e in view.transcript:
+        if e.role == "agent":
+            actions += 1
+            text = render_action(e.action) if e.action is not None else e.text
+            out.append({"role": "assistant", "content": cap_entry(text)})
+            turn_of.append(actions)
+            continue
+        line = cap_entry(f"USER: {e.text}" if e.role == "user" else f"ENVIRONMENT: {e.text}")
+        if out[-1]["role"] == "user":
+            out[-1] = {"role": "user", "content": out[-1]["content"] + "\n" + line}
+        else:
+            out.append({"role": "user", "content": line})
+            turn_of.append(actions)
+    for i, (msg, turn) in enumerate(zip(out, turn_of, strict=True)):
+        said = (statuses or {}).get(turn)
+        if msg["role"] == "user" and said and turn != view.turn:
+            out[i] = {"role": "user", "content": msg["content"] + "\n\n" + said}
+    return out
+
+
+def status_block(view: AgentView, benchmark: str, memory: dict[str, object] | None) -> str:
+    """The part of the latest user message that is about now: budget, memory, action cue."""
+    text = fill(load_prompt("status"), budget=budget_lines(view, benchmark))
+    if memory is not None:
+        block = "Your record so far:\nMEMORY: " + json.dumps(memory, ensure_ascii=False)
+        text = text.replace("Your single action now:", block + "\n\nYour single action now:")
+    return text
+
+
+def window(
+    turns: list[dict[str, str]], dropped: int, limit: int = DEFAULT_WINDOW_CHARS
+) -> tuple[list[dict[str, str]], int]:
+    """Keep the history under ``limit`` characters by dropping the oldest whole turns.
+
+    The window slides only when the limit is reached, and then by enough whole turns to
+    bring the history to half the limit, so the prefix stays stable for many turns between
+    slides. The opening request always stays, followed by a note of what was omitted.
+
+    Args:
+        turns: From :func:`history`.
+        dropped: Turns (assistant message + reply) dropped before this call.
+        limit: The configured limit in characters.
+
+    Returns:
+        The windowed messages and the new number of dropped turns.
+    """
+    head, rest = turns[:1], turns[1:]
+
+    def size(k: int) -> int:
+        return sum(len(m["content"]) for m in rest[2 * k :])
+
+    if size(dropped) > limit:
+        while 2 * dropped < len(rest) - 2 and size(dropped) > limit // 2:
+            dropped += 1
+    if dropped == 0:
+        return turns, 0
+    note = {
+        "role": "user",
+        "content": head[0]["content"] + f"\n({dropped} earlier turns omitted)",
+    }
+    return [note, *rest[2 * dropped :]], dropped
+
+
+def _flat(messages: Sequence[dict[str, object]]) -> str:
+    return "".join(f"<{m.get('role')}>{m.get('content') or ''}" for m in messages)
+
+
+def prefix_reuse(requests: Sequence[Sequence[dict[str, object]]], *, of: str = "previous") -> float:
+    """How much consecutive requests share as a common prefix.
+
+    Summed over characters (role tags and contents) of every request after the first.
+
+    ``of="previous"``: the share of each previous request that the next one repeats as its
+    prefix (1.0: every request only appended — what a provider prompt cache can hit).
+    ``of="current"``: the share of each request that is such a repeated prefix (the cached
+    share of its prompt tokens; new content each turn keeps it below 1).
+    """
+    flats = [_flat(r) for r in requests]
+    shared = total = 0
+    for prev, cur in zip(flats, flats[1:], strict=False):
+        lo, hi = 0, min(len(prev), len(cur))
+        while lo < hi:  # longest common prefix by bisection (slice compares run in C)
+            mid = (lo + hi + 1) // 2
+            if prev[:mid] == cur[:mid]:
+                lo = mid
+            else:
+                hi = mid - 1
+        shared += lo
+        total += len(prev) if of == "previous" else len(cur)
+    return shared / total if total else 1.0

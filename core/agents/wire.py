@@ -58,6 +58,15 @@ _FINAL = re.compile(r"^[ \t*_]*final[ \t]+answer[*_ \t]*:[*_ \t]*(.*)$", re.I | 
 _PREDICTED = re.compile(
     r"^[ \t*_]*predicted[ \t]+user[ \t]+question[*_ \t]*:[*_ \t]*(.*)$", re.I | re.M
 )
+_REASONING_BLOCK = re.compile(
+    r"<(think|thinking|reasoning|reflection)\b[^>]*>.*?</\1\s*>", re.I | re.S
+)
+_OPEN_REASONING = re.compile(r"^\s*<(think|thinking|reasoning)\b[^>]*>.*\Z", re.I | re.S)
+_STRAY_CLOSE = re.compile(r"^.*?</(think|thinking|reasoning)\s*>", re.I | re.S)
+_CONTENT_STOP = re.compile(
+    r"(?im)^[ \t*_>#-]*(candidates|strategy|action|predicted[ \t]+user[ \t]+question|"
+    r"final[ \t]+answer|memory|note|reasoning|explanation)[*_ \t]*:"
+)
 _BRACKET = re.compile(r"^([A-Za-z_][A-Za-z0-9_ ]*?)\s*\[(.*)\]$", re.S)
 _NAME_JSON = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*(\{.*\})$", re.S)
 _BARE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -316,6 +325,25 @@ def _reassemble(name: str, block: str) -> str:
     return f"{name}({', '.join(parts)})"
 
 
+# -- reasoning blocks ----------------------------------------------------------------------------
+def strip_reasoning(text: str) -> str:
+    r"""Remove ``<think>…</think>`` (and ``thinking``/``reasoning``/``reflection``) blocks.
+
+    Reasoning models often think aloud before the action; an action word inside that block
+    must not count. An unclosed block at the start (the reply was cut off while thinking)
+    leaves nothing; a stray closing tag (the server stripped the opening one) drops what
+    precedes it.
+
+    >>> print(strip_reasoning("<think>maybe Action: Answer?</think>\nAction: Clarify"))
+    Action: Clarify
+    """
+    out = _REASONING_BLOCK.sub("", text or "")
+    out = _STRAY_CLOSE.sub("", out, count=1)
+    if _OPEN_REASONING.match(out):
+        return ""
+    return out.strip()
+
+
 # -- the parser --------------------------------------------------------------------------------
 def _body_after(text: str, m: re.Match[str]) -> str:
     return text[m.end() :].strip()
@@ -473,11 +501,7 @@ def _clarify(
         raise _Bad("this method cannot message the user (no Clarify action)")
     content = _CONTENT.search(text, m.end())
     if content is not None:
-        first = content.group(1).strip()
-        tail = text[content.end() :]
-        stop = re.search(r"(?im)^[ \t*_]*(candidates|strategy)[*_ \t]*:", tail)
-        more = tail[: stop.start()] if stop else tail
-        msg = (first + "\n" + more).strip()
+        msg = _message_of(content.group(1), text[content.end() :])
     else:
         after = _STRATEGY.sub("", _CANDIDATES.sub("", _body_after(text, m))).strip()
         msg = (rest + "\n" + after).strip() if rest else after
@@ -487,6 +511,22 @@ def _clarify(
     if not msg:
         raise _Bad("empty Clarify content")
     return Ask(text=msg, raw=raw)
+
+
+def _message_of(first: str, tail: str) -> str:
+    """The message a Clarify sends: its ``Content:`` text and the lines that continue it.
+
+    The message ends at the first blank line, code fence or labelled line (``Candidates:``,
+    ``Strategy:``, ``Note:`` …) — prose the model adds after its action, or a closing fence,
+    never reaches the person.
+    """
+    lines = [first.strip().strip("`").strip()]
+    stop = _CONTENT_STOP.search(tail)
+    for line in (tail[: stop.start()] if stop else tail).splitlines()[1:]:
+        if not line.strip() or line.strip().startswith("```"):
+            break
+        lines.append(line.rstrip())
+    return "\n".join(lines).strip()
 
 
 def _answer(text: str, raw: str, m: re.Match[str], rest: str, repairs: list[str]) -> Propose:
@@ -503,6 +543,102 @@ def _answer(text: str, raw: str, m: re.Match[str], rest: str, repairs: list[str]
             raise _Bad("Answer without 'Final Answer:'")
         repairs.append("unlabelled_answer")
     return Propose(text=answer, predicted_question=pq.group(1).strip() if pq else "", raw=raw)
+
+
+CLARIFY_TOOL = "clarify"
+"""Native tool-calling format: the function that sends the person a message."""
+ANSWER_TOOL = "final_answer"
+"""Native tool-calling format: the function that gives the final answer."""
+
+
+def tool_definitions(tools: Sequence[ToolSpec], *, can_ask: bool) -> list[dict[str, Any]]:
+    """OpenAI function definitions of the environment tools plus the user-facing actions.
+
+    ``clarify(content)`` (only when the method may ask) and ``final_answer(answer,
+    predicted_user_question)`` stand for the text format's Clarify and Answer actions.
+    """
+    out = [
+        {
+            "type": "function",
+            "function": {
+                "name": t.name,
+                "description": f"[{t.kind}] {t.description}",
+                "parameters": t.parameters or {"type": "object", "properties": {}},
+            },
+        }
+        for t in tools
+    ]
+    if can_ask:
+        out.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": CLARIFY_TOOL,
+                    "description": "Send the person a message (usually a question).",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"content": {"type": "string"}},
+                        "required": ["content"],
+                    },
+                },
+            }
+        )
+    out.append(
+        {
+            "type": "function",
+            "function": {
+                "name": ANSWER_TOOL,
+                "description": "Give your final answer; it is judged at once.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "answer": {"type": "string"},
+                        "predicted_user_question": {"type": "string"},
+                    },
+                    "required": ["answer"],
+                },
+            },
+        }
+    )
+    return out
+
+
+def _malformed(raw: str, problem: str) -> ParseResult:
+    return ParseResult(Malformed(raw=raw, problems=(problem,)), (), None, None, (problem,))
+
+
+def from_native_calls(
+    calls: Sequence[tuple[str, str]], tools: Sequence[ToolSpec], *, can_ask: bool, raw: str = ""
+) -> ParseResult:
+    """The action of a native tool-calling reply: an environment call, Clarify or Answer."""
+    if len(calls) == 1 and calls[0][0] in (CLARIFY_TOOL, ANSWER_TOOL):
+        name, arguments = calls[0]
+        try:
+            obj = json.loads(arguments or "{}")
+        except json.JSONDecodeError as exc:
+            problem = f"tool-call arguments are not valid JSON: {exc.msg}"
+            return ParseResult(
+                Malformed(raw=raw or arguments, problems=(problem,)), (), None, None, (problem,)
+            )
+        obj = obj if isinstance(obj, dict) else {}
+        text = raw or f"{name}({arguments})"
+        if name == CLARIFY_TOOL:
+            content = str(obj.get("content") or "").strip()
+            if not can_ask or not content:
+                problem = "this method cannot message the user" if not can_ask else "empty content"
+                return ParseResult(
+                    Malformed(raw=text, problems=(problem,)), (), None, None, (problem,)
+                )
+            return ParseResult(Ask(text=content, raw=text), ("native_tool_call",))
+        answer = str(obj.get("answer") or "").strip()
+        if not answer:
+            problem = "empty final answer"
+            return _malformed(text, problem)
+        pq = str(obj.get("predicted_user_question") or "").strip()
+        return ParseResult(
+            Propose(text=answer, predicted_question=pq, raw=text), ("native_tool_call",)
+        )
+    return from_tool_calls(calls, tools, raw=raw)
 
 
 def from_tool_calls(

@@ -71,7 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         require_checkout()
         return int(handler(args) or 0)
     except DriftBenchError as exc:
-        return fail(str(exc))
+        from core.llm.secrets import redact
+
+        return fail(redact(str(exc)))  # no key the process knows is ever printed
     except Exception as exc:  # noqa: BLE001 - known fault classes become one line (RELIABILITY)
         from core.cli._faults import one_line
 
@@ -79,7 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if line is None:
             raise
         code, message = line
-        print(f"driftbench: {message}", file=sys.stderr)
+        from core.llm.secrets import redact
+
+        print(f"driftbench: {redact(message)}", file=sys.stderr)
         return code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

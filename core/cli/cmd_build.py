@@ -7,6 +7,7 @@ from typing import Any
 
 from core.cli import _validate as V
 from core.cli._common import add_json, emit, existing_dir, open_store
+from core.cli.cmd_run import add_model_flags, apply_model_flags
 
 _BENCHMARKS = ("webshop", "tau2_retail", "tau2_airline")
 
@@ -68,6 +69,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="rebuild the committed data/benchmark/<b> files (template writer, all k) instead",
     )
     add_json(s)
+    add_model_flags(s)
     s.set_defaults(handler=cmd_build_samples)
 
     r = bsub.add_parser(
@@ -133,6 +135,7 @@ def cmd_build_graphs(args: argparse.Namespace) -> int:
 
 def cmd_build_samples(args: argparse.Namespace) -> int:
     """Build graphs and verified samples for one benchmark and store them."""
+    apply_model_flags(args)
     from core.construction.pipeline import build_bundled, build_graphs, build_samples
     from core.construction.report import record_build
     from core.construction.worlds import world_for

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from core.cli import _validate as V
 from core.cli._common import open_store
+from core.cli.cmd_run import apply_model_flags
+from core.errors import ConfigError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,7 +49,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--pairs", type=V.positive, default=100, metavar="N", help="consistency pairs per run"
     )
-    p.add_argument("--no-cache", action="store_true", help="recompute the report")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="recompute the report and ask the LLM judges again (fresh model calls)",
+    )
+    p.add_argument(
+        "--allow-judge-errors",
+        action="store_true",
+        help="exit 0 even when some judge calls failed (they are excluded and counted)",
+    )
+    p.add_argument("--models", default=None, metavar="FILE.yaml", help="model settings per role")
+    p.add_argument(
+        "--api-key-env", default=None, metavar="VAR", help="variable holding the judges' API key"
+    )
     p.set_defaults(handler=cmd_grip)
 
 
@@ -54,6 +70,8 @@ def cmd_grip(args: argparse.Namespace) -> int:
     """Build and print the report."""
     from core.grip.report import build_report, report_csv, report_table
 
+    apply_model_flags(args)
+    _check_judges(args.judges)
     store = open_store(args, create=False)
     report = build_report(
         store,
@@ -71,4 +89,31 @@ def cmd_grip(args: argparse.Namespace) -> int:
         print(report_csv(report), end="")
     else:
         print(report_table(report))
+    failed = int(report.role_realism.get("judge_errors_total") or 0)
+    if failed:
+        by = report.role_realism.get("judge_errors") or {}
+        detail = ", ".join(f"{k} {v}" for k, v in by.items())
+        print(
+            f"{failed} judge call(s) failed ({detail}); they are excluded from the metrics "
+            "and not cached — run again to retry them"
+            + ("" if args.allow_judge_errors else ", or pass --allow-judge-errors"),
+            file=sys.stderr,
+        )
+        return 0 if args.allow_judge_errors else 1
     return 0
+
+
+def _check_judges(judges: str | None) -> None:
+    """Refuse a malformed ``--judges`` before the store is touched."""
+    if judges is None:
+        return
+    spec = judges.strip()
+    if spec in ("heuristic", "human", "models"):
+        return
+    parts = [p for p in spec.split(",") if p.strip()]
+    if len(parts) != 2:
+        raise ConfigError(
+            f"expected heuristic, human, models or two model specs MODEL_A,MODEL_B, got {spec!r}",
+            file="command line",
+            field="--judges",
+        )

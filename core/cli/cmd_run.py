@@ -12,6 +12,7 @@ from core.cli._common import add_json, emit, open_store, show_progress
 from core.errors import ConfigError
 from core.model.bounds import MAX_SEEDS
 from core.model.run import PERSONAS, RunOptions, RunSpec
+from core.runner.costs import cost_split
 from core.runner.plan import KNOWN_SPLITS
 
 
@@ -37,8 +38,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--method", default=None, help="method id(s): B0 A0 A1 A2 A3 L0 RS LIT ORACLE")
     p.add_argument("--persona", default="all", help="persona id(s), comma-separated, or 'all'")
     p.add_argument("--seeds", type=V.seeds, default=3, help="number of seeds (0..N-1)")
-    p.add_argument("--agent", default="symbolic", help="'symbolic' or MODEL[@API_BASE]")
-    p.add_argument("--user-voice", default="template", help="'template' or MODEL[@API_BASE]")
+    p.add_argument(
+        "--agent",
+        default=None,
+        help="'symbolic' or MODEL[@API_BASE] (default: the models file's agent, else symbolic)",
+    )
+    p.add_argument(
+        "--user-voice",
+        default=None,
+        help="'template' or MODEL[@API_BASE] (default: the models file's voice, else template)",
+    )
+    p.add_argument(
+        "--action-format",
+        choices=("text", "tools"),
+        default=None,
+        help="LLM agents: the paper's text format (default) or native tool calling",
+    )
     p.add_argument(
         "--interpreter", default=None, help="how the user reads messages: offline | MODEL"
     )
@@ -65,7 +80,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--backend", choices=("local", "ray"), default="local")
     p.add_argument("--workers", type=V.positive, default=None, help="worker processes")
     p.add_argument("--concurrency", type=V.positive, default=16, help="concurrent LLM episodes")
-    p.add_argument("--max-cost", type=V.money, default=None, help="stop once USD spent exceeds")
+    p.add_argument(
+        "--max-cost",
+        type=V.money,
+        default=None,
+        help="stop once USD spent by every role (agent, voice, reflection, …) exceeds",
+    )
+    add_model_flags(p)
     add_json(p)
     p.set_defaults(handler=cmd_run)
 
@@ -84,6 +105,58 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_json(p)
     p.set_defaults(handler=cmd_export)
+
+
+def add_model_flags(p: argparse.ArgumentParser) -> None:
+    """``--models``, ``--api-key-env`` and ``--no-cache`` (run, grip, build)."""
+    p.add_argument(
+        "--models",
+        default=None,
+        metavar="FILE.yaml",
+        help="model settings per role (default: $DRIFTBENCH_MODELS); see docs/MODELS.md",
+    )
+    p.add_argument(
+        "--api-key-env",
+        default=None,
+        metavar="VAR",
+        help="environment variable holding the API key of every model spec that names none",
+    )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="never answer model calls from the response cache (fresh answers replace old ones)",
+    )
+
+
+def apply_model_flags(args: argparse.Namespace) -> None:
+    """Install the model choices of ``--models`` / ``--api-key-env`` / ``--no-cache``.
+
+    Raises:
+        ConfigError: A bad models file or variable name (names the flag or the file's field).
+    """
+    from core.llm.models import configure
+
+    key_env = getattr(args, "api_key_env", None)
+    if key_env is not None:
+        import re
+
+        if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", key_env):
+            raise ConfigError(
+                "must name an environment variable, not hold a key", field="--api-key-env"
+            )
+    configure(
+        getattr(args, "models", None),
+        api_key_env=key_env,
+        no_cache=bool(getattr(args, "no_cache", False)),
+    )
+
+
+def _role_default(value: str | None, role: str, offline: str) -> str:
+    if value:
+        return value
+    from core.llm.models import role_label
+
+    return role_label(role) or offline
 
 
 def spec_from_args(args: argparse.Namespace) -> RunSpec:
@@ -116,8 +189,9 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
             methods=tuple(_csv(args.method)),
             personas=tuple(personas),
             seeds=tuple(range(args.seeds)),
-            agent=args.agent,
-            user_voice=args.user_voice,
+            agent=_role_default(args.agent, "agent", "symbolic"),
+            user_voice=_role_default(args.user_voice, "voice", "template"),
+            action_format=getattr(args, "action_format", None),
             interpreter=getattr(args, "interpreter", None),
             limit=args.limit,
             source=getattr(args, "source", None),
@@ -171,6 +245,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from core.runner.plan import SampleSource, describe_selection
     from core.store.integrity import StoreCorruptError, quick_check
 
+    apply_model_flags(args)
     store = open_store(args)
     spec = _resolve_spec(store, args)
     validate_spec(store, spec)
@@ -193,7 +268,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress=show_progress() and not args.json,
     )
     result = run_sweep(store, spec, options)
-    payload = {
+    payload: dict[str, Any] = {
         "run": result.run,
         "run_id": result.run_id,
         "episodes": result.episodes,
@@ -204,12 +279,29 @@ def cmd_run(args: argparse.Namespace) -> int:
         "cost_usd": round(result.cost_usd, 6),
         "status": result.status,
         "sources": sources,
+        "cost_by_role": cost_split(store, result.run_id),
     }
     text = (
         f"run {result.run}: {result.completed}/{result.episodes} completed, "
         f"{result.errors} errors, {result.seconds:.1f}s, ${result.cost_usd:.4f} ({result.status})"
     )
+    split = _split_text(payload["cost_by_role"])
+    if split:
+        text += f"\ncost by role: {split}"
+    if result.status == "paused":
+        text += (
+            "\npaused: the model provider is unavailable (it kept failing, or asked to wait "
+            "longer than the retry limit); the episodes in flight are recorded as errors. "
+            "Run the same command again to resume."
+        )
     return emit(args, payload, text)
+
+
+def _split_text(split: dict[str, Any]) -> str:
+    return ", ".join(
+        f"{role} {value if isinstance(value, str) else f'${value:.4f}'}"
+        for role, value in split.items()
+    )
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -221,9 +313,11 @@ def cmd_runs(args: argparse.Namespace) -> int:
     for r in runs:  # a run whose owner is gone (kill -9, crash) shows as interrupted
         spec = store.conn.execute("SELECT spec FROM runs WHERE run_id=?", (r["run_id"],))
         r["status"] = sweep_status(store.path, r, str(spec.fetchone()[0]))
+        r["cost_by_role"] = cost_split(store, r["run_id"])
     lines = [
         f"{r['name']:<28} {r['status']:<22} {r['completed']}/{r['total']} "
         f"errors={r['errors']} ${r['cost_usd']:.4f}"
+        + (f" ({_split_text(r['cost_by_role'])})" if r["cost_by_role"] else "")
         for r in runs
     ]
     return emit(args, {"runs": runs}, "\n".join(lines) if lines else "no runs")

@@ -21,9 +21,18 @@ from typing import Any
 import pandas as pd
 
 from core.errors import ConfigError
-from core.grip.judges.base import SAME, Judgment, PersonaCard, RoleJudge, UserTurn, persona_cards
+from core.grip.judges.base import (
+    JUDGE_ERROR,
+    SAME,
+    Judgment,
+    PersonaCard,
+    RoleJudge,
+    UserTurn,
+    persona_cards,
+)
 from core.grip.judges.heuristic import HEURISTIC_NAME, cross_fit
 from core.grip.metrics import SAME_RATE_BOUNDS, balanced_accuracy
+from core.llm.ledger import CostLedger, split_view
 from core.store import Store, utcnow
 
 PAIR_SEED = 20260811
@@ -169,20 +178,36 @@ def run_judges(
     per_cell: int | None = 20,
     n_pairs: int = 100,
     seed: int = PAIR_SEED,
-) -> None:
-    """Ask every judge about the sampled episodes and pairs it has not judged yet."""
+    fresh: bool = False,
+) -> dict[str, int]:
+    """Ask every judge about the sampled episodes and pairs it has not judged yet.
+
+    Failed calls (value ``error``) are never stored, so the next report asks again; their
+    number per judge is returned. ``fresh`` (``--no-cache``) asks again about everything.
+    """
     run_of = dict(zip(frame["episode_id"], frame["run_id"], strict=True))
     run_ids = sorted({str(r) for r in frame["run_id"].dropna()})
     targets = sample_episodes(frame, per_cell, seed)
     pairs = construct_pairs(frame, n_pairs, seed)
     turns = load_user_turns(store, sorted(set(targets) | {e for p in pairs for e in p}))
+    errors: dict[str, int] = {}
+
+    def keep(judgments: Sequence[Judgment]) -> list[Judgment]:
+        ok = [j for j in judgments if j.value != JUDGE_ERROR]
+        failed = len(judgments) - len(ok)
+        if failed:
+            errors[judges_name] = errors.get(judges_name, 0) + failed
+        return ok
+
     for judge in judges:
-        done = _existing(store, judge.name, "identification", run_ids)
+        judges_name = judge.name
+        done = set() if fresh else _existing(store, judge.name, "identification", run_ids)
         todo = [(e, turns[e]) for e in targets if e not in done]
-        store_judgments(store, judge.identify(todo, cards), run_of)
-        done = _existing(store, judge.name, "consistency", run_ids)
+        store_judgments(store, keep(judge.identify(todo, cards)), run_of)
+        done = set() if fresh else _existing(store, judge.name, "consistency", run_ids)
         ptodo = [(f"{a}|{b}", turns[a], turns[b]) for a, b in pairs if f"{a}|{b}" not in done]
-        store_judgments(store, judge.compare(ptodo), run_of)
+        store_judgments(store, keep(judge.compare(ptodo)), run_of)
+    return errors
 
 
 def run_heuristic(
@@ -360,6 +385,7 @@ def role_realism(
     n_pairs: int = 100,
     seed: int = PAIR_SEED,
     llm_judges: Sequence[RoleJudge] | None = None,
+    fresh: bool = False,
 ) -> RealismResult:
     """Run (or read) the selected judges and return Identification rows and pairs.
 
@@ -371,6 +397,7 @@ def role_realism(
         n_pairs: Pairs per run.
         seed: Sampling seed.
         llm_judges: Pre-built judges (tests); default built from ``judges``.
+        fresh: Ask the LLM judges again even about what they judged before (``--no-cache``).
 
     Returns:
         The per-episode Identification judgments, the Consistency pairs and a summary.
@@ -395,7 +422,19 @@ def role_realism(
         if len(built) != 2:
             raise ConfigError("role-realism needs two LLM judges", field="--judges")
         cards = persona_cards(load_personas())
-        run_judges(store, frame, built, cards, per_cell=per_cell, n_pairs=n_pairs, seed=seed)
+        errors = run_judges(
+            store, frame, built, cards, per_cell=per_cell, n_pairs=n_pairs, seed=seed, fresh=fresh
+        )
+        extra["judge_errors"] = errors
+        extra["judge_errors_total"] = sum(errors.values())
+        ledgers = [getattr(j, "client", None) for j in built]
+        cost = CostLedger()
+        for client in ledgers:
+            book = getattr(client, "ledger", None)
+            if isinstance(book, CostLedger):
+                cost.merge(book)
+        if cost:
+            extra["cost_by_role"] = split_view(cost.to_dict())
         names = [j.name for j in built]
         jdf = read_judgments(store, run_ids, names)
     ident, pairs, summary = summarise(jdf, frame)

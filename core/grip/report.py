@@ -171,7 +171,8 @@ def build_report(
         judges: Role-realism judges: None, ``heuristic``, ``human`` or ``MODEL_A,MODEL_B``.
         per_cell: LLM judges: episodes judged per run × cell.
         n_pairs: Consistency pairs per run.
-        use_cache: Serve an unchanged report from ``grip_report_cache``.
+        use_cache: Serve an unchanged report from ``grip_report_cache``; False also asks
+            the LLM judges again (their answers replace the stored ones).
 
     Returns:
         The report.
@@ -185,7 +186,9 @@ def build_report(
         if hit is not None:
             return GripReport.model_validate(hit)
     frame = grip_frame(store, run_ids, REPORT_COLUMNS)
-    realism = role_realism(store, frame, judges, per_cell=per_cell, n_pairs=n_pairs)
+    realism = role_realism(
+        store, frame, judges, per_cell=per_cell, n_pairs=n_pairs, fresh=not use_cache
+    )
     frame = with_identification(frame, realism.identification)
     cells = aggregate(frame, keys, pairs=realism.pairs)
     report = GripReport(
@@ -196,7 +199,8 @@ def build_report(
         cells=cells_json(cells, frame, keys),
         role_realism=_finite(realism.summary),
     )
-    if use_cache:
+    if use_cache and not realism.summary.get("judge_errors_total"):
+        # a report with failed judge calls is never cached: the next call asks again
         # judging may have added judgments: fingerprint the inputs as they are now
         _save(store, key, _fingerprint(store, run_ids, keys, judges), report.to_json())
     return report

@@ -2,7 +2,11 @@
 
 The key is a hash of (model, api_base, messages, tools, sampling params, namespace). Transport
 settings (timeouts, retries, streaming) and anything secret are excluded from both the key and
-the stored request. The table is defined once, in :mod:`core.store.schema`, so the cache may live
+the stored request. A ``seed`` counts only when the model samples (temperature above 0, or no
+temperature sent): at temperature 0 every seed shares one answer; above it each seed has its
+own, so a temperature > 0 run replays exactly. Replies are checked before they are stored
+(lone surrogates are replaced), so a bad reply can never make a write fail.
+The table is defined once, in :mod:`core.store.schema`, so the cache may live
 in the store's file or in a file of its own with the very same layout.
 """
 
@@ -11,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import threading
 from datetime import UTC, datetime
@@ -19,6 +24,7 @@ from typing import Any
 
 from pydantic import Field
 
+from core.llm.openai_http import sampling_params
 from core.llm.types import LLMResponse, ModelSpec, ToolCall, Usage
 from core.model.base import Strict, canonical_json
 from core.store.schema import LLM_CACHE_DDL
@@ -45,6 +51,14 @@ NON_KEY_PARAMS = frozenset(
     }
 )
 """Parameters that change how a request travels, not what it asks; never keyed or stored."""
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def storable(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD (SQLite stores UTF-8 only)."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 class CacheEntry(Strict):
@@ -77,11 +91,11 @@ def request_payload(
     Returns:
         ``{"model", "api_base", "messages", "tools", "params", "namespace"}``.
     """
-    merged: dict[str, Any] = {"temperature": spec.temperature}
-    if spec.max_tokens is not None:
-        merged["max_tokens"] = spec.max_tokens
+    merged: dict[str, Any] = sampling_params(spec)
     merged.update(params)
     clean = {k: v for k, v in merged.items() if k not in NON_KEY_PARAMS and v is not None}
+    if clean.get("temperature") == 0:
+        clean.pop("seed", None)  # deterministic sampling: one answer for every seed
     return {
         "model": spec.model,
         "api_base": spec.api_base,
@@ -172,6 +186,7 @@ class ResponseCache:
         namespace: str,
         request: dict[str, Any],
         response: LLMResponse,
+        replace: bool = False,
     ) -> None:
         """Store a response under ``key``; the first answer wins if two writers race.
 
@@ -181,6 +196,7 @@ class ResponseCache:
             namespace: Cache namespace.
             request: From :func:`request_payload` (must not contain secrets).
             response: The provider's reply.
+            replace: ``--no-cache``: overwrite an existing answer with this fresh one.
         """
         body = {
             "text": response.text,
@@ -191,16 +207,17 @@ class ResponseCache:
             key,
             model,
             namespace,
-            json.dumps(request, sort_keys=True, ensure_ascii=False, default=str),
-            json.dumps(body, sort_keys=True, ensure_ascii=False),
+            storable(json.dumps(request, sort_keys=True, ensure_ascii=False, default=str)),
+            storable(json.dumps(body, sort_keys=True, ensure_ascii=False)),
             response.usage.prompt_tokens,
             response.usage.completion_tokens,
             response.cost_usd,
             datetime.now(UTC).isoformat(timespec="seconds"),
         )
         with self._lock:
+            verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
             self._connect().execute(
-                "INSERT OR IGNORE INTO llm_cache (key, model, namespace, request, response,"
+                f"{verb} INTO llm_cache (key, model, namespace, request, response,"
                 " prompt_tokens, completion_tokens, cost_usd, created_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row,

@@ -4,6 +4,20 @@
 (:mod:`core.llm.openai_http`); every other provider, streamed replies and litellm-only
 parameters go through litellm. Both paths share the cache key, the retry loop, the typed
 errors and the cost map.
+
+Failure semantics (shared by every role: agent, voice, interpreter, judges, writer, extractors):
+
+* a malformed provider reply (not JSON, an error body, no choices, no text and no tool calls,
+  non-text content, broken tool calls, lone surrogates) is a *provider* fault: retried like a
+  5xx, then an :class:`~core.errors.LLMError` — never a reply the caller must interpret;
+* ``Retry-After`` is honoured up to :data:`MAX_RETRY_AFTER_S`; a longer wait raises
+  :class:`ProviderUnavailable` at once (the runner pauses the run, resumably);
+* a :class:`CircuitBreaker` per client opens after :data:`BREAKER_THRESHOLD` consecutive failed
+  attempts; while open every call raises :class:`ProviderUnavailable` without contacting the
+  provider (so a hanging provider costs a bounded time, not minutes per episode);
+* every error text and reply is redacted of every key the process knows
+  (:mod:`core.llm.secrets`) before it leaves this module;
+* identical requests in flight at the same time share one provider call.
 """
 
 from __future__ import annotations
@@ -18,10 +32,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from core.errors import ConfigError, LLMError
+from core.llm import ledger as cost_ledger
 from core.llm import openai_http
 from core.llm.cache import ResponseCache, request_payload
-from core.llm.env import load_litellm
-from core.llm.openai_http import ProviderFailure, direct_eligible
+from core.llm.env import load_litellm, provider_key_var
+from core.llm.models import current_config, resolve_spec
+from core.llm.openai_http import ProviderBadReply, ProviderFailure, direct_eligible
+from core.llm.secrets import known_secrets, redact
 from core.llm.types import (
     ChatMessage,
     DeltaCallback,
@@ -37,7 +54,78 @@ LOCAL_PLACEHOLDER_KEY = "sk-no-key-required"
 """Sent to a custom ``api_base`` without ``api_key_env``, so no real key leaks to it."""
 
 MAX_BACKOFF_S = 30.0
+"""Longest own backoff between two attempts."""
+
+MAX_RETRY_AFTER_S = 120.0
+"""Longest ``Retry-After`` honoured; a provider asking for more pauses the run instead."""
+
+BREAKER_THRESHOLD = 8
+"""Consecutive failed attempts (any call of one client) that open its circuit breaker."""
+
+BREAKER_COOLDOWN_S = 30.0
+"""How long an open breaker refuses calls before letting one through again."""
+
 RESERVED_PARAMS = frozenset({"api_key", "api_base", "base_url", "model", "messages", "tools"})
+
+_NOT_PROVIDER_DOWN = frozenset({400, 404, 413, 422})
+"""Statuses about one request (too long, bad parameter), not about the provider's health."""
+
+
+class ProviderUnavailable(LLMError):
+    """The provider is unusable for now: its breaker is open, or it asked to wait too long.
+
+    The runner stops the sweep (status ``paused``) instead of failing episode after episode;
+    the episode in flight ends as an ERROR and is played again on resume.
+    """
+
+
+class CircuitBreaker:
+    """Opens after ``threshold`` consecutive failed attempts; closes on the next success.
+
+    While open (for ``cooldown_s`` after the last failure) :meth:`check` raises
+    :class:`ProviderUnavailable`; then one call may try again (half-open).
+    """
+
+    def __init__(
+        self, threshold: int = BREAKER_THRESHOLD, cooldown_s: float = BREAKER_COOLDOWN_S
+    ) -> None:
+        self.threshold = threshold
+        self.cooldown_s = cooldown_s
+        self._lock = threading.Lock()
+        self._failures = 0
+        self._open_until = 0.0
+        self.last_error = ""
+
+    @property
+    def is_open(self) -> bool:
+        """Whether calls are refused now."""
+        with self._lock:
+            return self._failures >= self.threshold and time.monotonic() < self._open_until
+
+    def check(self, model: str) -> None:
+        """Raise :class:`ProviderUnavailable` while the breaker is open."""
+        if self.threshold > 0 and self.is_open:
+            raise ProviderUnavailable(
+                f"the provider failed {self._failures} times in a row (last: "
+                f"{self.last_error[:200]}); circuit breaker open — the run pauses, resume it "
+                "once the provider is back",
+                model=model,
+                retryable=True,
+            )
+
+    def success(self) -> None:
+        """Record a successful attempt (closes the breaker)."""
+        with self._lock:
+            self._failures = 0
+            self._open_until = 0.0
+
+    def failure(self, detail: str) -> None:
+        """Record a failed attempt."""
+        with self._lock:
+            self._failures += 1
+            self.last_error = detail
+            if self._failures >= self.threshold:
+                self._open_until = time.monotonic() + self.cooldown_s
 
 
 class _Attempt(NamedTuple):
@@ -73,6 +161,32 @@ def normalize_messages(messages: Sequence[Mapping[str, Any] | ChatMessage]) -> l
     if not out:
         raise LLMError("no messages to send", retryable=False)
     return out
+
+
+def apply_system_role(messages: list[dict[str, Any]], system_role: str) -> list[dict[str, Any]]:
+    """Send system messages as ``system``, ``developer`` or merged into the first user turn.
+
+    ``user`` is for chat templates that reject a system role.
+
+    >>> apply_system_role([{"role": "system", "content": "S"},
+    ...                    {"role": "user", "content": "U"}], "user")[0]["content"].split()
+    ['S', 'U']
+    """
+    if system_role == "system" or not any(m.get("role") == "system" for m in messages):
+        return messages
+    if system_role == "developer":
+        return [{**m, "role": "developer"} if m.get("role") == "system" else m for m in messages]
+    texts = [str(m.get("content") or "") for m in messages if m.get("role") == "system"]
+    head = "\n\n".join(t for t in texts if t)
+    rest = [m for m in messages if m.get("role") != "system"]
+    if rest and rest[0].get("role") == "user" and isinstance(rest[0].get("content"), str):
+        rest[0] = {
+            **rest[0],
+            "content": f"{head}\n\n{rest[0]['content']}" if head else rest[0]["content"],
+        }
+    elif head:
+        rest.insert(0, {"role": "user", "content": head})
+    return rest
 
 
 def _classify(exc: BaseException, litellm: Any | None) -> _Attempt:
@@ -170,25 +284,42 @@ def _cost(litellm: Any, raw: Any, model: str) -> float:
 
 
 def _parse(litellm: Any, spec: ModelSpec, raw: Any, latency_ms: float) -> LLMResponse:
-    choices = getattr(raw, "choices", None) or []
-    text, calls, finish = "", [], None
-    if choices:
-        choice = choices[0]
-        finish = getattr(choice, "finish_reason", None)
-        message = getattr(choice, "message", None)
-        text = getattr(message, "content", None) or ""
-        for index, call in enumerate(getattr(message, "tool_calls", None) or []):
-            function = getattr(call, "function", None)
-            calls.append(
-                ToolCall(
-                    id=getattr(call, "id", None) or f"call_{index}",
-                    name=getattr(function, "name", None) or "",
-                    arguments=getattr(function, "arguments", None) or "",
-                )
+    """A litellm reply as an :class:`LLMResponse`, checked as strictly as the direct path's.
+
+    Raises:
+        ProviderBadReply: No choice, no text and no tool calls, non-text content or broken
+            tool calls.
+    """
+    choices = getattr(raw, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise ProviderBadReply("no choices")
+    choice = choices[0]
+    finish = getattr(choice, "finish_reason", None)
+    message = getattr(choice, "message", None)
+    if message is None:
+        raise ProviderBadReply("the first choice has no message")
+    text = openai_http.check_text(getattr(message, "content", None), "content")
+    calls: list[ToolCall] = []
+    raw_calls = getattr(message, "tool_calls", None)
+    if raw_calls is not None and not isinstance(raw_calls, list):
+        raise ProviderBadReply("tool_calls is not a list")
+    for index, call in enumerate(raw_calls or []):
+        function = getattr(call, "function", None)
+        name = getattr(function, "name", None)
+        if not isinstance(name, str) or not name:
+            raise ProviderBadReply(f"tool call {index} has no function name")
+        args = getattr(function, "arguments", None)
+        calls.append(
+            ToolCall(
+                id=getattr(call, "id", None) or f"call_{index}",
+                name=openai_http.check_text(name, "tool name"),
+                arguments=openai_http.check_text(args or "", "tool arguments"),
             )
+        )
+    openai_http.check_completion(text, calls)
     usage = getattr(raw, "usage", None)
     return LLMResponse(
-        text=text if isinstance(text, str) else str(text),
+        text=text,
         tool_calls=calls,
         usage=Usage(
             prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
@@ -196,10 +327,29 @@ def _parse(litellm: Any, spec: ModelSpec, raw: Any, latency_ms: float) -> LLMRes
         ),
         cost_usd=_cost(litellm, raw, spec.model),
         cached=False,
+        priced=spec.model not in _UNPRICED and openai_http.priced(spec.model),
         model=spec.model,
         latency_ms=latency_ms,
         finish_reason=finish if isinstance(finish, str) else None,
     )
+
+
+def _supports(litellm: Any, model: str, param: str) -> bool:
+    """Whether litellm says the model's provider takes ``param`` (unknown: assume yes)."""
+    try:
+        supported = litellm.get_supported_openai_params(model=model)
+    except Exception:  # noqa: BLE001 - an unknown provider: let the provider decide
+        return True
+    return supported is None or param in supported
+
+
+class _Pending:
+    """A provider call in flight that identical requests wait for (sync callers)."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.result: LLMResponse | None = None
+        self.error: BaseException | None = None
 
 
 class LLMClient:
@@ -210,16 +360,34 @@ class LLMClient:
         cache: Optional response cache; identical requests are then served from it.
         retry_backoff_s: First backoff; doubles each retry (capped at 30 s, jittered per
             request so concurrent callers spread out).
+        role: What the calls are for, in the cost ledger (:data:`core.llm.ledger.ROLES`).
+        read_cache: False (``--no-cache``): never answer from the cache; fresh answers still
+            replace the cached ones.
+        breaker: The circuit breaker (default: one of this client's own).
     """
 
     def __init__(
-        self, spec: ModelSpec, cache: ResponseCache | None = None, retry_backoff_s: float = 0.5
+        self,
+        spec: ModelSpec,
+        cache: ResponseCache | None = None,
+        retry_backoff_s: float = 0.5,
+        *,
+        role: str = "agent",
+        read_cache: bool = True,
+        breaker: CircuitBreaker | None = None,
     ) -> None:
         self._spec = spec
         self.cache = cache
         self.retry_backoff_s = retry_backoff_s
+        self.role = role
+        self.read_cache = read_cache
+        self.breaker = breaker or CircuitBreaker()
+        self.ledger = cost_ledger.CostLedger()
         self._stats = LLMStats()
         self._stats_lock = threading.Lock()
+        self._inflight: dict[str, _Pending] = {}
+        self._ainflight: dict[tuple[int, str], asyncio.Future[LLMResponse]] = {}
+        self._inflight_lock = threading.Lock()
 
     @property
     def spec(self) -> ModelSpec:
@@ -234,10 +402,32 @@ class LLMClient:
 
     def __repr__(self) -> str:
         where = self.cache.path if self.cache is not None else None
-        return f"LLMClient({self._spec.label!r}, cache={where})"
+        return f"LLMClient({self._spec.label!r}, role={self.role!r}, cache={where})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle without locks and in-flight calls (Ray ships the client to its workers)."""
+        state = dict(self.__dict__)
+        for name in ("_stats_lock", "_inflight", "_ainflight", "_inflight_lock"):
+            state.pop(name, None)
+        state["breaker"] = None
+        state["ledger"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._stats_lock = threading.Lock()
+        self._inflight, self._ainflight = {}, {}
+        self._inflight_lock = threading.Lock()
+        self.breaker = CircuitBreaker()
+        self.ledger = cost_ledger.CostLedger()
 
     # -- building the call ---------------------------------------------------------------
     def _api_key(self) -> str | None:
+        """The key to send: ``api_key_env``'s value, else the provider's usual variable's.
+
+        A custom ``api_base`` with neither gets a placeholder (OpenAI-compatible servers
+        without auth still expect an ``Authorization`` header).
+        """
         spec = self._spec
         if spec.api_key_env:
             value = os.environ.get(spec.api_key_env)
@@ -248,15 +438,12 @@ class LLMClient:
                     retryable=False,
                 )
             return value
+        var = provider_key_var(spec.model)
+        if var and os.environ.get(var):
+            return os.environ[var]
         return LOCAL_PLACEHOLDER_KEY if spec.api_base else None
 
-    def _prepare(
-        self,
-        messages: Sequence[Mapping[str, Any] | ChatMessage],
-        tools: list[dict[str, Any]] | None,
-        namespace: str,
-        params: dict[str, Any],
-    ) -> tuple[list[dict[str, Any]], dict[str, Any], str | None]:
+    def _params(self, params: dict[str, Any]) -> dict[str, Any]:
         bad = RESERVED_PARAMS.intersection(params)
         if bad:
             raise ConfigError(
@@ -264,13 +451,19 @@ class LLMClient:
                 file="LLMClient.complete",
                 field=sorted(bad)[0],
             )
-        msgs = normalize_messages(messages)
+        return params
+
+    def _prepare(
+        self,
+        messages: Sequence[Mapping[str, Any] | ChatMessage],
+        tools: list[dict[str, Any]] | None,
+        namespace: str,
+        params: dict[str, Any],
+    ) -> tuple[list[dict[str, Any]], dict[str, Any], str]:
+        self._params(params)
+        msgs = apply_system_role(normalize_messages(messages), self._spec.system_role)
         request = request_payload(self._spec, msgs, tools, params, namespace)
-        key = (
-            ResponseCache.key_for(self._spec, msgs, tools, params, namespace)
-            if self.cache is not None
-            else None
-        )
+        key = ResponseCache.key_for(self._spec, msgs, tools, params, namespace)
         return msgs, request, key
 
     def _kwargs(
@@ -280,14 +473,14 @@ class LLMClient:
         kwargs: dict[str, Any] = {
             "model": spec.model,
             "messages": msgs,
-            "temperature": spec.temperature,
             "timeout": spec.timeout_s,
             # our own loop retries; litellm and the openai SDK must not retry underneath it
             "num_retries": 0,
             "max_retries": 0,
         }
-        if spec.max_tokens is not None:
-            kwargs["max_tokens"] = spec.max_tokens
+        kwargs.update(openai_http.sampling_params(spec))
+        if spec.extra:  # sent as they are, as on the direct path (litellm would refuse some)
+            kwargs["allowed_openai_params"] = sorted(spec.extra)
         if spec.api_base:
             kwargs["api_base"] = spec.api_base
         key = self._api_key()
@@ -296,10 +489,27 @@ class LLMClient:
         if tools:
             kwargs["tools"] = tools
         kwargs.update(params)
+        if "seed" in kwargs and not _supports(load_litellm(), spec.model, "seed"):
+            kwargs.pop("seed")  # still part of the cache key; the provider would refuse it
         return kwargs
 
-    def _from_cache(self, key: str | None, started: float) -> LLMResponse | None:
-        if self.cache is None or key is None:
+    # -- accounting --------------------------------------------------------------------------
+    def _record(self, resp: LLMResponse) -> None:
+        """Put one answered call in this client's ledger and the context's (see ledger)."""
+        role = cost_ledger.role_override() or self.role
+        for book in (self.ledger, cost_ledger.current()):
+            if book is not None:
+                book.add(
+                    role,
+                    cost_usd=resp.cost_usd,
+                    prompt_tokens=resp.usage.prompt_tokens,
+                    completion_tokens=resp.usage.completion_tokens,
+                    cached=resp.cached,
+                    priced=resp.priced,
+                )
+
+    def _from_cache(self, key: str, started: float) -> LLMResponse | None:
+        if self.cache is None or not self.read_cache:
             return None
         entry = self.cache.get(key)
         if entry is None:
@@ -315,17 +525,18 @@ class LLMClient:
             self._stats.calls += 1
             self._stats.cache_hits += 1
             self._stats.saved_usd += entry.response.cost_usd
+        self._record(hit)
         return hit
 
-    def _store(self, key: str | None, request: dict[str, Any], resp: LLMResponse) -> None:
-        # An empty completion is usually a provider glitch; do not pin it for future runs.
-        if self.cache is not None and key is not None and (resp.text or resp.tool_calls):
+    def _store(self, key: str, request: dict[str, Any], resp: LLMResponse) -> None:
+        if self.cache is not None:
             self.cache.put(
                 key,
                 model=self._spec.model,
                 namespace=str(request["namespace"]),
                 request=request,
                 response=resp,
+                replace=not self.read_cache,
             )
 
     def _account(self, resp: LLMResponse) -> None:
@@ -334,27 +545,58 @@ class LLMClient:
             self._stats.prompt_tokens += resp.usage.prompt_tokens
             self._stats.completion_tokens += resp.usage.completion_tokens
             self._stats.cost_usd += resp.cost_usd
+        self._record(resp)
 
-    def _attempt_failed(
-        self, exc: Exception, litellm: Any | None, attempt: int, key: str | None
-    ) -> float:
+    def _shared(self, resp: LLMResponse, started: float) -> LLMResponse:
+        """What a caller that waited for an identical in-flight request receives."""
+        out = resp.model_copy(
+            update={
+                "cached": True,
+                "cost_usd": 0.0,
+                "latency_ms": (time.perf_counter() - started) * 1000,
+            }
+        )
+        with self._stats_lock:
+            self._stats.calls += 1
+            self._stats.deduplicated += 1
+        self._record(out)
+        return out
+
+    def _redact(self, text: str) -> str:
+        secrets = known_secrets()
+        own = self._secret()
+        if own and own not in secrets:
+            secrets.append(own)
+        return redact(text, secrets)
+
+    def _attempt_failed(self, exc: Exception, litellm: Any | None, attempt: int, key: str) -> float:
         """Return seconds to sleep before retrying, or raise the final LLMError."""
         info = _classify(exc, litellm)
+        detail = self._redact(f"{type(exc).__name__}: {exc}")
+        if info.status not in _NOT_PROVIDER_DOWN:
+            self.breaker.failure(detail)
+        if info.retry_after is not None and info.retry_after > MAX_RETRY_AFTER_S:
+            with self._stats_lock:
+                self._stats.failures += 1
+            raise ProviderUnavailable(
+                f"the provider asked to wait {info.retry_after:g}s (Retry-After), more than "
+                f"the {MAX_RETRY_AFTER_S:g}s limit; the run pauses — resume it later "
+                f"({detail[:200]})",
+                model=self._spec.label,
+                status=info.status,
+                retryable=True,
+            ) from None
         if info.retryable and attempt < self._spec.max_retries:
             with self._stats_lock:
                 self._stats.retries += 1
             base = self.retry_backoff_s * (2.0**attempt)
-            spread = 0.5 + 0.5 * (int((key or "8000")[:4], 16) / 0xFFFF)
-            delay = base * spread
+            spread = 0.5 + 0.5 * (int(key[:4], 16) / 0xFFFF)
+            delay = min(base * spread, MAX_BACKOFF_S)
             if info.retry_after is not None:
                 delay = max(delay, info.retry_after)
-            return min(delay, MAX_BACKOFF_S)
+            return delay
         with self._stats_lock:
             self._stats.failures += 1
-        detail = f"{type(exc).__name__}: {exc}"
-        secret = self._secret()
-        if secret:
-            detail = detail.replace(secret, "***")
         tries = attempt + 1
         raise LLMError(
             f"{detail[:500]} (after {tries} attempt{'s' if tries > 1 else ''})",
@@ -368,8 +610,14 @@ class LLMClient:
         return os.environ.get(env) if env else None
 
     def _count_provider_call(self) -> None:
+        self.breaker.check(self._spec.label)
         with self._stats_lock:
             self._stats.provider_calls += 1
+
+    def _clean(self, resp: LLMResponse) -> LLMResponse:
+        """The reply with any known key redacted (a provider may echo it in a completion)."""
+        text = self._redact(resp.text)
+        return resp if text == resp.text else resp.model_copy(update={"text": text})
 
     def warm(self) -> None:
         """Load what every call will need (litellm and the model's price), e.g. before forking."""
@@ -421,8 +669,65 @@ class LLMClient:
     def _reply(self, route: _Route, raw: Any, started: float) -> LLMResponse:
         latency_ms = (time.perf_counter() - started) * 1000
         if route.litellm is None:
-            return openai_http.parse_reply(self._spec, raw, latency_ms)
-        return _parse(route.litellm, self._spec, raw, latency_ms)
+            resp = openai_http.parse_reply(self._spec, raw, latency_ms)
+        else:
+            resp = _parse(route.litellm, self._spec, raw, latency_ms)
+        return self._clean(resp)
+
+    def _provider_call(
+        self,
+        msgs: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        params: dict[str, Any],
+        request: dict[str, Any],
+        key: str,
+        streamed: bool,
+        on_delta: DeltaCallback | None,
+        started: float,
+    ) -> LLMResponse:
+        route = self._route(msgs, tools, params, streamed)
+        attempt = 0
+        while True:
+            self._count_provider_call()
+            try:
+                resp = self._reply(route, self._send(route, msgs, on_delta), started)
+                break
+            except Exception as exc:  # provider failures become LLMError below
+                delay = self._attempt_failed(exc, route.litellm, attempt, key)
+                attempt += 1
+                time.sleep(delay)
+        self.breaker.success()
+        self._store(key, request, resp)
+        self._account(resp)
+        return resp
+
+    async def _aprovider_call(
+        self,
+        msgs: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        params: dict[str, Any],
+        request: dict[str, Any],
+        key: str,
+        streamed: bool,
+        on_delta: DeltaCallback | None,
+        started: float,
+    ) -> LLMResponse:
+        route = self._route(msgs, tools, params, streamed)
+        attempt = 0
+        while True:
+            self._count_provider_call()
+            try:
+                resp = self._reply(route, await self._asend(route, msgs, on_delta), started)
+                break
+            except Exception as exc:  # provider failures become LLMError below
+                delay = self._attempt_failed(exc, route.litellm, attempt, key)
+                attempt += 1
+                await asyncio.sleep(delay)
+        self.breaker.success()
+        if self.cache is not None:
+            await asyncio.to_thread(self._store, key, request, resp)
+        self._account(resp)
+        return resp
 
     # -- public API ------------------------------------------------------------------------
     def complete(
@@ -451,7 +756,9 @@ class LLMClient:
 
         Raises:
             LLMError: After ``spec.max_retries`` retries on retryable errors (429, 5xx,
-                timeouts, connection errors), or at once on others (400, 401, 404).
+                timeouts, connection errors, malformed replies), or at once on others (400,
+                401, 404); :class:`ProviderUnavailable` when the breaker is open or the
+                provider asks to wait longer than :data:`MAX_RETRY_AFTER_S`.
             ConfigError: When ``params`` try to set the model, endpoint or key.
         """
         started = time.perf_counter()
@@ -461,21 +768,31 @@ class LLMClient:
             if on_delta is not None and hit.text:
                 on_delta(hit.text)
             return hit
-        route = self._route(msgs, tools, params, stream or on_delta is not None)
-        attempt = 0
-        while True:
-            self._count_provider_call()
-            try:
-                raw = self._send(route, msgs, on_delta)
-                break
-            except Exception as exc:  # provider failures become LLMError below
-                delay = self._attempt_failed(exc, route.litellm, attempt, key)
-                attempt += 1
-                time.sleep(delay)
-        resp = self._reply(route, raw, started)
-        self._store(key, request, resp)
-        self._account(resp)
-        return resp
+        streamed = stream or on_delta is not None
+        with self._inflight_lock:
+            pending = self._inflight.get(key)
+            leader = pending is None
+            if pending is None:
+                pending = self._inflight[key] = _Pending()
+        if not leader:
+            pending.done.wait()
+            if pending.error is not None:
+                raise pending.error
+            assert pending.result is not None
+            return self._shared(pending.result, started)
+        try:
+            resp = self._provider_call(
+                msgs, tools, params, request, key, streamed, on_delta, started
+            )
+            pending.result = resp
+            return resp
+        except BaseException as exc:
+            pending.error = exc
+            raise
+        finally:
+            with self._inflight_lock:
+                self._inflight.pop(key, None)
+            pending.done.set()
 
     async def acomplete(
         self,
@@ -487,31 +804,39 @@ class LLMClient:
         on_delta: DeltaCallback | None = None,
         **params: Any,
     ) -> LLMResponse:
-        """Async :meth:`complete` (same cache, retries and errors) for asyncio sweeps."""
+        """Async :meth:`complete` (same cache, retries, errors and in-flight sharing)."""
         started = time.perf_counter()
         msgs, request, key = self._prepare(messages, tools, namespace, params)
-        if self.cache is not None:
+        if self.cache is not None and self.read_cache:
             hit = await asyncio.to_thread(self._from_cache, key, started)
             if hit is not None:
                 if on_delta is not None and hit.text:
                     on_delta(hit.text)
                 return hit
-        route = self._route(msgs, tools, params, stream or on_delta is not None)
-        attempt = 0
-        while True:
-            self._count_provider_call()
-            try:
-                raw = await self._asend(route, msgs, on_delta)
-                break
-            except Exception as exc:  # provider failures become LLMError below
-                delay = self._attempt_failed(exc, route.litellm, attempt, key)
-                attempt += 1
-                await asyncio.sleep(delay)
-        resp = self._reply(route, raw, started)
-        if self.cache is not None:
-            await asyncio.to_thread(self._store, key, request, resp)
-        self._account(resp)
-        return resp
+        streamed = stream or on_delta is not None
+        loop = asyncio.get_running_loop()
+        slot = (id(loop), key)
+        waiting = self._ainflight.get(slot)
+        if waiting is not None:
+            resp = await asyncio.shield(waiting)
+            return self._shared(resp, started)
+        fut: asyncio.Future[LLMResponse] = loop.create_future()
+        self._ainflight[slot] = fut
+        try:
+            resp = await self._aprovider_call(
+                msgs, tools, params, request, key, streamed, on_delta, started
+            )
+            fut.set_result(resp)
+            return resp
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                fut.cancel()
+            else:
+                fut.set_exception(exc)
+                fut.exception()  # retrieved: no "never retrieved" warning without followers
+            raise
+        finally:
+            self._ainflight.pop(slot, None)
 
     # -- streaming ---------------------------------------------------------------------------
     @staticmethod
@@ -557,13 +882,25 @@ def _emit(chunk: Any, on_delta: DeltaCallback | None) -> None:
             on_delta(text)
 
 
-def make_client(spec: str | ModelSpec, cache_path: Path | None = None) -> LLMClient:
-    """Build the client for a model spec, in one place.
+def make_client(
+    spec: str | ModelSpec | None,
+    cache_path: Path | None = None,
+    *,
+    role: str = "agent",
+    **overrides: Any,
+) -> LLMClient:
+    """Build the client for a model spec and role, in one place.
+
+    The spec's settings come from the models file when it names this model (or, with
+    ``spec=None``, from the file's entry for ``role``); ``--api-key-env`` and ``--no-cache``
+    (:func:`core.llm.models.configure`) apply to every client.
 
     Args:
-        spec: A :class:`ModelSpec` or a string ``MODEL`` / ``MODEL@API_BASE``.
+        spec: A :class:`ModelSpec`, a string ``MODEL`` / ``MODEL@API_BASE``, or None.
         cache_path: SQLite file for the response cache (may be the main store's file);
             None disables caching.
+        role: What the calls are for (cost ledger; models-file entry).
+        **overrides: Spec fields that win over everything (``timeout_s``, ``max_retries`` …).
 
     Returns:
         A ready client. Nothing is imported or contacted until the first call.
@@ -571,13 +908,12 @@ def make_client(spec: str | ModelSpec, cache_path: Path | None = None) -> LLMCli
     Raises:
         ConfigError: When the spec is invalid or names an offline implementation.
     """
-    if isinstance(spec, str):
-        if is_offline_name(spec):
-            raise ConfigError(
-                f"'{spec}' is an offline implementation, not a language model",
-                file="model spec",
-                field="model",
-            )
-        spec = ModelSpec.parse(spec)
+    if isinstance(spec, str) and is_offline_name(spec):
+        raise ConfigError(
+            f"'{spec}' is an offline implementation, not a language model",
+            file="model spec",
+            field="model",
+        )
+    resolved = resolve_spec(spec, role, **overrides)
     cache = ResponseCache(cache_path) if cache_path is not None else None
-    return LLMClient(spec, cache=cache)
+    return LLMClient(resolved, cache=cache, role=role, read_cache=not current_config().no_cache)

@@ -38,6 +38,21 @@ PROVIDER_KEY_ENV: dict[str, str] = {
 }
 """Standard key variable of each litellm provider, mapped to the provider's name."""
 
+_KEY_VAR_OF: dict[str, str] = {prov: var for var, prov in PROVIDER_KEY_ENV.items()}
+_KEY_VAR_OF.update({"text-completion-openai": "OPENAI_API_KEY", "together": "TOGETHERAI_API_KEY"})
+
+
+def provider_key_var(model: str) -> str | None:
+    """The standard key variable of a litellm model string's provider (None if it has none).
+
+    >>> provider_key_var("openai/gpt-4o-mini"), provider_key_var("hosted_vllm/llama")
+    ('OPENAI_API_KEY', None)
+    """
+    if "/" not in model:
+        return None
+    return _KEY_VAR_OF.get(model.split("/", 1)[0].lower())
+
+
 _TRUE = {"1", "true", "yes", "on"}
 _lock = threading.Lock()
 _litellm: ModuleType | None = None

@@ -26,6 +26,7 @@ import functools
 import json
 import math
 import os
+import re
 import threading
 import urllib.request
 import weakref
@@ -34,7 +35,7 @@ from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from core.llm.env import load_litellm
-from core.llm.types import LLMResponse, ModelSpec, ToolCall, Usage
+from core.llm.types import LLMResponse, ModelSpec, ToolCall, Usage, is_reasoning_model
 from core.settings import env_name, settings
 
 TRANSPORT_ENV = env_name("llm_transport")
@@ -111,14 +112,16 @@ class ProviderHTTPError(ProviderFailure):
 
 
 class ProviderBadReply(ProviderFailure):
-    """The server answered 200 with something that is not a JSON object (retryable)."""
+    """The server answered 200 with something that is not a usable completion (retryable).
 
-    def __init__(self, body: bytes) -> None:
+    Not JSON, an error body, no choices, no text and no tool calls, a non-text content,
+    structurally broken tool calls or text that is not valid Unicode: a provider fault, never
+    the model's (or the agent's) behaviour.
+    """
+
+    def __init__(self, what: str, *, status: int | None = None) -> None:
         super().__init__(
-            f"the server's reply is not a JSON object: {body[:120]!r}",
-            status=None,
-            retryable=True,
-            retry_after=None,
+            f"malformed provider reply: {what}", status=status, retryable=True, retry_after=None
         )
 
 
@@ -146,7 +149,7 @@ def direct_eligible(spec: ModelSpec, params: dict[str, Any], stream: bool) -> bo
         return False
     if stream or spec.api_base is None or not spec.model.startswith("openai/"):
         return False
-    return all(k in BODY_PARAMS or k in TRANSPORT_PARAMS for k in params)
+    return all(k in BODY_PARAMS or k in TRANSPORT_PARAMS or k in spec.extra for k in params)
 
 
 def endpoint(spec: ModelSpec, api_key: str | None, params: dict[str, Any]) -> Endpoint:
@@ -160,6 +163,25 @@ def endpoint(spec: ModelSpec, api_key: str | None, params: dict[str, Any]) -> En
     return Endpoint(f"{spec.api_base}/chat/completions", headers, timeout_s or spec.timeout_s)
 
 
+def sampling_params(spec: ModelSpec) -> dict[str, Any]:
+    """The spec's own body fields, identical on both transports.
+
+    ``temperature`` only when the spec has one (reasoning models get none by default);
+    ``max_tokens`` (``max_completion_tokens`` for reasoning models, which reject the former);
+    ``reasoning_effort`` when set; then the spec's ``extra`` parameters.
+    """
+    out: dict[str, Any] = {}
+    if spec.temperature is not None:
+        out["temperature"] = spec.temperature
+    if spec.max_tokens is not None:
+        key = "max_completion_tokens" if is_reasoning_model(spec.model) else "max_tokens"
+        out[key] = spec.max_tokens
+    if spec.reasoning_effort is not None:
+        out["reasoning_effort"] = spec.reasoning_effort
+    out.update(spec.extra)
+    return out
+
+
 def request_body(
     spec: ModelSpec,
     messages: list[dict[str, Any]],
@@ -167,17 +189,12 @@ def request_body(
     params: dict[str, Any],
 ) -> bytes:
     """The JSON body litellm would send for this call (model name without its provider)."""
-    body: dict[str, Any] = {
-        "model": spec.model.split("/", 1)[1],
-        "messages": messages,
-        "temperature": spec.temperature,
-    }
-    if spec.max_tokens is not None:
-        body["max_tokens"] = spec.max_tokens
+    body: dict[str, Any] = {"model": spec.model.split("/", 1)[1], "messages": messages}
+    body.update(sampling_params(spec))
     if tools:
         body["tools"] = tools
-    body.update((k, v) for k, v in params.items() if k in BODY_PARAMS and v is not None)
-    return json.dumps(body, ensure_ascii=False).encode("utf-8")
+    body.update((k, v) for k, v in params.items() if k not in TRANSPORT_PARAMS and v is not None)
+    return json.dumps(body, ensure_ascii=False).encode("utf-8", "replace")
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -210,7 +227,7 @@ def _decode(body: bytes) -> dict[str, Any]:
     except ValueError:
         data = None
     if not isinstance(data, dict):
-        raise ProviderBadReply(body)
+        raise ProviderBadReply(f"not a JSON object: {body[:120]!r}")
     return data
 
 
@@ -348,6 +365,7 @@ def post(where: Endpoint, body: bytes) -> dict[str, Any]:
 
 # -- replies and prices ------------------------------------------------------------------------
 _PRICES: dict[str, tuple[float, float]] = {}
+_UNKNOWN: set[str] = set()
 _PRICES_LOCK = threading.Lock()
 
 
@@ -363,10 +381,16 @@ def price(model: str) -> tuple[float, float]:
                 float(info.get("input_cost_per_token") or 0.0),
                 float(info.get("output_cost_per_token") or 0.0),
             )
-        except Exception:  # noqa: BLE001 - unmapped models (a local server's) cost nothing
+        except Exception:  # noqa: BLE001 - unmapped models (a local server's) are unpriced
             found = (0.0, 0.0)
+            _UNKNOWN.add(model)
         _PRICES[model] = found
     return found
+
+
+def priced(model: str) -> bool:
+    """Whether the local cost map has a price for ``model`` (a zero price counts as none)."""
+    return price(model) != (0.0, 0.0) and model not in _UNKNOWN
 
 
 def _obj(value: Any) -> dict[str, Any]:
@@ -377,38 +401,96 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and value >= 0 else 0
 
 
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def check_text(value: Any, what: str) -> str:
+    """``value`` as reply text, or :class:`ProviderBadReply` when it is not text.
+
+    A list of content parts (``[{"type": "text", "text": …}]``) is joined; lone surrogates
+    (text that is not valid Unicode, which no file or database can store) are a decode fault.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        parts = []
+        for part in value:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+            elif isinstance(part, str):
+                parts.append(part)
+            else:
+                raise ProviderBadReply(f"{what} has a part that is not text")
+        value = "".join(parts)
+    if not isinstance(value, str):
+        raise ProviderBadReply(f"{what} is not text ({type(value).__name__})")
+    if _SURROGATE.search(value):
+        raise ProviderBadReply(f"{what} is not valid Unicode (lone surrogate)")
+    return value
+
+
+def check_completion(text: str, calls: list[ToolCall]) -> None:
+    """An answer with neither text nor tool calls is a provider fault (retryable)."""
+    if not text.strip() and not calls:
+        raise ProviderBadReply("empty completion (no text and no tool calls)")
+
+
 def parse_reply(spec: ModelSpec, data: dict[str, Any], latency_ms: float) -> LLMResponse:
-    """Turn a chat-completions reply into an :class:`LLMResponse` (cost from the cost map)."""
+    """Turn a chat-completions reply into an :class:`LLMResponse` (cost from the cost map).
+
+    Raises:
+        ProviderBadReply: The reply is an error body, has no usable choice, no text and no
+            tool calls, non-text content or broken tool calls.
+    """
+    err = data.get("error")
+    if err is not None and not data.get("choices"):
+        message = err.get("message") if isinstance(err, dict) else err
+        code = err.get("code") if isinstance(err, dict) else None
+        raise ProviderBadReply(
+            f"error body: {str(message)[:300]}", status=code if isinstance(code, int) else None
+        )
     choices = data.get("choices")
-    first = _obj(choices[0] if isinstance(choices, list) and choices else None)
-    message = _obj(first.get("message"))
-    text = message.get("content") or ""
+    if not isinstance(choices, list) or not choices:
+        raise ProviderBadReply("no choices")
+    first = choices[0]
+    if not isinstance(first, dict) or not isinstance(first.get("message"), dict):
+        raise ProviderBadReply("the first choice has no message")
+    message = first["message"]
+    text = check_text(message.get("content"), "content")
+    raw_calls = message.get("tool_calls")
+    if raw_calls is not None and not isinstance(raw_calls, list):
+        raise ProviderBadReply("tool_calls is not a list")
     calls: list[ToolCall] = []
-    for index, call in enumerate(message.get("tool_calls") or []):
-        if not isinstance(call, dict):
-            continue
-        function = _obj(call.get("function"))
-        args = function.get("arguments")
+    for index, call in enumerate(raw_calls or []):
+        function = call.get("function") if isinstance(call, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        if not isinstance(name, str) or not name:
+            raise ProviderBadReply(f"tool call {index} has no function name")
+        args = function.get("arguments") if isinstance(function, dict) else None
         if args is not None and not isinstance(args, str):
+            if not isinstance(args, dict):
+                raise ProviderBadReply(f"tool call {index} has arguments that are not JSON text")
             args = json.dumps(args)  # some servers send an object, not the JSON string
         calls.append(
             ToolCall(
                 id=str(call.get("id") or f"call_{index}"),
-                name=str(function.get("name") or ""),
-                arguments=args or "",
+                name=check_text(name, "tool name"),
+                arguments=check_text(args or "", "tool arguments"),
             )
         )
+    check_completion(text, calls)
     usage = _obj(data.get("usage"))
     prompt, completion = _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
     per_in, per_out = price(spec.model)
     cost = prompt * per_in + completion * per_out
     finish = first.get("finish_reason")
     return LLMResponse(
-        text=text if isinstance(text, str) else str(text),
+        text=text,
         tool_calls=calls,
         usage=Usage(prompt_tokens=prompt, completion_tokens=completion),
         cost_usd=cost if math.isfinite(cost) and cost > 0 else 0.0,
         cached=False,
+        priced=priced(spec.model),
         model=spec.model,
         latency_ms=latency_ms,
         finish_reason=finish if isinstance(finish, str) else None,

@@ -7,7 +7,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from core.errors import ConfigError
 from core.model.base import Strict, StrictMutable
@@ -16,6 +16,36 @@ OFFLINE_NAMES = frozenset({"symbolic", "template", "heuristic"})
 """Names that select an offline implementation instead of a language model."""
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+_REASONING = re.compile(
+    r"^(o\d+(-mini|-pro|-preview)?|gpt-5[\w.-]*|deepseek-reasoner|.*-thinking.*)$", re.I
+)
+
+SystemRole = Literal["system", "developer", "user"]
+"""How the system prompt is sent: as ``system``, as ``developer`` (OpenAI reasoning models) or
+merged into the first user message (chat templates that reject a system role)."""
+
+ReasoningEffort = Literal["minimal", "low", "medium", "high"]
+
+RESERVED_EXTRA = frozenset(
+    {"api_key", "api_base", "base_url", "model", "messages", "tools", "stream", "temperature"}
+)
+"""Keys ``extra`` may not set (they have fields of their own, or are secrets)."""
+
+
+def is_reasoning_model(model: str) -> bool:
+    """Whether ``model`` is a reasoning model that rejects a sampling temperature.
+
+    Decided by name (the provider prefix is ignored): OpenAI's o-series and gpt-5 family,
+    DeepSeek's reasoner and ``*-thinking*`` models.
+
+    >>> is_reasoning_model("openai/o3-mini"), is_reasoning_model("gpt-5-mini")
+    (True, True)
+    >>> is_reasoning_model("openai/gpt-4o-mini")
+    False
+    """
+    base = model.rsplit("/", 1)[-1]
+    return bool(_REASONING.match(base))
 
 
 def is_offline_name(name: str) -> bool:
@@ -41,12 +71,52 @@ class ModelSpec(Strict):
     api_key_env: str | None = Field(
         default=None, description="Name of the environment variable holding the API key."
     )
-    temperature: float = Field(default=0.0, ge=0.0, le=2.0, description="Sampling temperature.")
+    temperature: float | None = Field(
+        default=0.0,
+        ge=0.0,
+        le=2.0,
+        description="Sampling temperature; None sends none. Unset: 0.0, or none for a "
+        "reasoning model.",
+    )
     max_tokens: int | None = Field(default=None, gt=0, description="Completion token cap.")
-    timeout_s: float = Field(default=60, gt=0, description="Per-attempt timeout in seconds.")
+    timeout_s: float = Field(
+        default=60, gt=0, le=3600, description="Per-attempt timeout in seconds."
+    )
     max_retries: int = Field(
         default=2, ge=0, le=10, description="Retries after the first attempt on retryable errors."
     )
+    reasoning_effort: ReasoningEffort | None = Field(
+        default=None, description="Sent as ``reasoning_effort`` when set (reasoning models)."
+    )
+    system_role: SystemRole = Field(
+        default="system", description="How the system prompt is sent (see SystemRole)."
+    )
+    extra: dict[str, Any] = Field(
+        default_factory=dict, description="Further provider parameters, sent as they are."
+    )
+    context_chars: int | None = Field(
+        default=None,
+        ge=2000,
+        description="Agent history (characters) kept before its window slides by whole turns "
+        "(default 120 000); never sent.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reasoning_default(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "temperature" not in data:
+            model = data.get("model")
+            if isinstance(model, str) and is_reasoning_model(model):
+                return {**data, "temperature": None}
+        return data
+
+    @field_validator("extra")
+    @classmethod
+    def _extra_ok(cls, value: dict[str, Any]) -> dict[str, Any]:
+        bad = sorted(RESERVED_EXTRA.intersection(value))
+        if bad:
+            raise ValueError(f"extra may not set {bad[0]!r} (use its own field)")
+        return value
 
     @field_validator("model")
     @classmethod
@@ -182,6 +252,9 @@ class LLMResponse(Strict):
         default=0.0, ge=0.0, description="Money spent by this call (0.0 when served from cache)."
     )
     cached: bool = Field(default=False, description="Served from the response cache.")
+    priced: bool = Field(
+        default=True, description="False when the cost map does not know the model (unpriced)."
+    )
     model: str = Field(default="", description="The spec's model string.")
     latency_ms: float = Field(default=0.0, ge=0.0, description="Wall time of the call.")
     finish_reason: str | None = Field(default=None, description="Provider's finish reason.")
@@ -202,6 +275,9 @@ class LLMStats(StrictMutable):
     provider_calls: int = Field(default=0, description="Requests sent to the provider.")
     retries: int = Field(default=0, description="Provider requests that were retries.")
     failures: int = Field(default=0, description="Calls that ended in LLMError.")
+    deduplicated: int = Field(
+        default=0, description="Calls answered by an identical request already in flight."
+    )
     prompt_tokens: int = Field(default=0, description="Provider-reported input tokens.")
     completion_tokens: int = Field(default=0, description="Provider-reported output tokens.")
     cost_usd: float = Field(default=0.0, description="Money spent (cache hits cost nothing).")

@@ -79,6 +79,11 @@ class RunSpec(Strict):
         description="Only samples of this provenance: bundled, built, release or an import name.",
     )
     split: str | None = Field(default=None, description="Only samples of this split.")
+    action_format: Literal["text", "tools"] | None = Field(
+        default=None,
+        description="LLM agents' action interface: the paper's text format (None/'text') or "
+        "native tool calling ('tools').",
+    )
     pinned_run_id: str | None = Field(
         default=None,
         description="The stored id of a run created before names were part of run ids.",
@@ -126,7 +131,7 @@ class RunSpec(Strict):
         keep their identity; the interpreter is part of the config and so not repeated here.
         """
         exclude = {"name", "pinned_run_id", "interpreter"}
-        exclude |= {f for f in ("source", "split") if getattr(self, f) is None}
+        exclude |= {f for f in ("source", "split", "action_format") if getattr(self, f) is None}
         return self.model_dump(mode="json", exclude=exclude)
 
     def run_id(self) -> str:

@@ -101,7 +101,9 @@ class LLMInterpreter:
         from core.llm import make_client
         from core.paths import default_store_path
 
-        return cls(make_client(spec, cache_path=default_store_path()), name=spec)
+        return cls(
+            make_client(spec, cache_path=default_store_path(), role="interpreter"), name=spec
+        )
 
     def messages(self, text: str, intent: Intent, world: HostWorld) -> list[dict[str, Any]]:
         """Return the structured prompt for ``text`` over ``intent``."""

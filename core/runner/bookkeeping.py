@@ -29,6 +29,8 @@ STATUS_DONE_ERRORS = "completed_with_errors"
 STATUS_CANCELLING = "cancelling"
 STATUS_CANCELLED = "cancelled"
 STATUS_BUDGET = "budget_exceeded"
+STATUS_PAUSED = "paused"
+"""The provider became unavailable (circuit breaker, long Retry-After): resume later."""
 STATUS_FAILED = "failed"
 
 WRITE_BATCH = 256

@@ -1,7 +1,12 @@
-"""The LLM sweep backend: episodes as asyncio tasks, in one process or several forked ones.
+"""The LLM sweep backends: asyncio tasks in one process, in forked ones, or in Ray actors.
 
 Store writes, cancel checks and progress updates run on a thread, off the event loop; with
 several processes the parent is still the only store writer (children stream records back).
+On Ray (``--backend ray``) each actor holds one client and plays up to ``concurrency /
+actors`` units at once on its own event loop; the driver is the one writer of episodes and
+records are the same as the local backend's. Point ``ray.init`` at a cluster with
+``RAY_ADDRESS`` (every node needs the project installed and the store's file reachable at the
+same path, e.g. a shared volume: actors open it for the samples and the response cache).
 """
 
 from __future__ import annotations
@@ -10,12 +15,14 @@ import asyncio
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from core.model.run import EpisodeKey, RunOptions
 from core.runner.bookkeeping import (
     STATUS_BUDGET,
     STATUS_CANCELLED,
+    STATUS_PAUSED,
     WRITE_INTERVAL_S,
     Sweep,
     preload,
@@ -49,7 +56,9 @@ def llm_processes(options: RunOptions, n_units: int, client_given: Any = None) -
 
 
 def run_llm(sw: Sweep, client: Any = None) -> str:
-    """Play an LLM sweep's units (one event loop, or several processes); return a status."""
+    """Play an LLM sweep's units (one event loop, several processes or Ray); return a status."""
+    if sw.options.backend == "ray":
+        return _run_llm_ray(sw, client)
     procs = llm_processes(sw.options, len(sw.units), client)
     if client is None:
         from core.llm import make_client
@@ -123,6 +132,8 @@ async def _llm_main(sw: Sweep, client: Any, source: SampleSource) -> str:
         spent["usd"] += sum(r.cost_usd for r in records if r.write)
         if options.max_cost_usd is not None and spent["usd"] > options.max_cost_usd:
             status["value"] = status["value"] or STATUS_BUDGET
+        if any(r.halt for r in records):
+            status["value"] = status["value"] or STATUS_PAUSED
 
     flush_task = asyncio.create_task(flusher())
     try:
@@ -210,6 +221,8 @@ def _run_llm_pool(sw: Sweep, client: Any, source: SampleSource, procs: int) -> s
                 spent += sum(r.cost_usd for r in recs)
                 if options.max_cost_usd is not None and spent > options.max_cost_usd:
                     status = status or STATUS_BUDGET
+                if any(r.halt for r in recs):
+                    status = status or STATUS_PAUSED
             elif kind == "end":
                 running -= 1
                 if payload:
@@ -228,4 +241,139 @@ def _run_llm_pool(sw: Sweep, client: Any, source: SampleSource, procs: int) -> s
         writer.flush()
     if failures:
         raise RuntimeError("LLM sweep worker failed: " + "; ".join(failures))
+    return status
+
+
+# -- Ray: async actors, the driver the one writer -------------------------------------------
+RayContext = tuple[str, str, dict[str, int], list[str], str, str, bool, bool, int, float]
+"""What every actor needs: store path, spec JSON, attempts, done keys, the client's spec JSON,
+the process's LLM config JSON, whether the client has a cache and reads it, max attempts,
+backoff."""
+
+
+class LLMRayWorker:
+    """One Ray actor: a client and the sample source, playing units on its event loop."""
+
+    def __init__(self, ctx: RayContext) -> None:
+        from core.llm import LLMClient, ResponseCache
+        from core.llm.models import LLMConfig, use_config
+        from core.llm.types import ModelSpec
+        from core.model.run import RunSpec
+        from core.store import Store
+
+        path, spec_json, attempts, done, model_json, cfg_json, cached, read, tries, backoff = ctx
+        use_config(LLMConfig.model_validate_json(cfg_json))
+        self.spec = RunSpec.model_validate_json(spec_json)
+        self.source = SampleSource(Store.open(Path(path)))
+        self.attempts, self.skip = attempts, set(done)
+        self.max_attempts, self.backoff = tries, backoff
+        self.client = LLMClient(
+            ModelSpec.model_validate_json(model_json),
+            cache=ResponseCache(Path(path)) if cached else None,
+            read_cache=read,
+        )
+
+    async def play(self, unit: list[tuple[tuple[str, str, str, str, str, int], str]]) -> Any:
+        """Play one unit; return its records (to write) as wire tuples."""
+        keys = [
+            EpisodeKey(run_id=r, benchmark=b, sample_id=s, method=m, persona=p, seed=sd)
+            for (r, b, s, m, p, sd), _ in unit
+        ]
+        res = await play_llm_unit(
+            keys,
+            self.spec,
+            self.source,
+            self.client,
+            attempts=self.attempts,
+            skip=self.skip,
+            max_attempts=self.max_attempts,
+            backoff_s=self.backoff,
+            key_ids=[kid for _, kid in unit],
+        )
+        return [r.to_wire() for r in res.records if r.write]
+
+
+def _run_llm_ray(sw: Sweep, client: Any) -> str:
+    """Units as tasks of async Ray actors; this process writes, counts spend and cancels."""
+    from core.errors import ConfigError
+    from core.llm import LLMClient, make_client
+    from core.llm.models import current_config
+
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError(
+            "Ray is not installed (pip install 'driftbench-studio[ray]')", field="--backend"
+        ) from None
+    if client is None:
+        client = make_client(sw.spec.agent, cache_path=sw.store.path)
+    if not isinstance(client, LLMClient):
+        raise ConfigError("the Ray backend needs a real model client", field="--backend")
+    options, prog = sw.options, sw.prog
+    actors_n = max(1, min(options.workers or os.cpu_count() or 1, len(sw.units)))
+    per = max(1, -(-options.concurrency // actors_n))
+    started = not ray.is_initialized()
+    if started:
+        ray.init(
+            num_cpus=actors_n,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
+    ctx: RayContext = (
+        str(sw.store.path),
+        sw.spec.model_dump_json(),
+        dict(sw.rs.attempts),
+        sorted(sw.rs.done),
+        client.spec.model_dump_json(),
+        current_config().model_dump_json(),
+        client.cache is not None,
+        client.read_cache,
+        options.max_attempts,
+        options.retry_backoff_s,
+    )
+    writer = sw.writer()
+    status = ""
+    spent = prog.cost
+    try:
+        actor_cls: Any = ray.remote(LLMRayWorker)
+        actors = [
+            actor_cls.options(num_cpus=1, max_concurrency=per).remote(ctx) for _ in range(actors_n)
+        ]
+        wire = [
+            [(k.run_id, k.benchmark, k.sample_id, k.method, k.persona, k.seed) for k in u]
+            for u in sw.units
+        ]
+        queue = [
+            [(w, kid) for w, kid in zip(u, sw.key_ids(units), strict=True)]
+            for u, units in zip(wire, sw.units, strict=True)
+        ]
+        pending: list[Any] = []
+        next_unit = 0
+        window = actors_n * per
+        while pending or (next_unit < len(queue) and not status):
+            while not status and next_unit < len(queue) and len(pending) < window:
+                actor = actors[next_unit % actors_n]
+                pending.append(actor.play.remote(queue[next_unit]))
+                next_unit += 1
+            ready, pending = ray.wait(pending, num_returns=1, timeout=WRITE_INTERVAL_S)
+            for ref in ready:
+                recs = [EpisodeRecord.from_wire(r) for r in ray.get(ref)]
+                writer.add(recs)
+                spent += sum(r.cost_usd for r in recs)
+                if options.max_cost_usd is not None and spent > options.max_cost_usd:
+                    status = status or STATUS_BUDGET
+                if any(r.halt for r in recs):
+                    status = status or STATUS_PAUSED
+            writer.maybe_flush()
+            if not status and prog.cancelled():
+                status = STATUS_CANCELLED
+            if status == STATUS_CANCELLED:
+                for ref in pending:
+                    ray.cancel(ref)
+                break
+    finally:
+        writer.flush()
+        if started:
+            ray.shutdown()
     return status

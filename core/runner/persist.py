@@ -41,6 +41,8 @@ def write_records(store: Store, records: Sequence[EpisodeRecord]) -> None:
         summary = dict(rec.summary)
         if rec.cost_usd:
             summary["cost_usd"] = rec.cost_usd
+        if rec.cost_by_role:
+            summary["cost_by_role"] = rec.cost_by_role
         episodes.append(
             (
                 eid,

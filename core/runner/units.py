@@ -30,6 +30,8 @@ from core.construction.worlds import WorldLoader
 from core.engine import episode
 from core.engine.eventlog import InMemoryEventLog
 from core.errors import LLMError
+from core.llm.client import ProviderUnavailable
+from core.llm.ledger import CostLedger, as_role, recording
 from core.llm.types import ChatModel
 from core.model.episode import Outcome
 from core.model.intent import IntentGraph
@@ -76,6 +78,10 @@ class EpisodeRecord:
         episode_id: The episode id (attempt suffix included).
         key_id: ``key.key()``.
         persona_id: The header's persona id.
+        cost_by_role: The episode's cost ledger (every attempt of this call, every role:
+            agent, voice, interpreter, reflection …), as :meth:`CostLedger.to_dict`.
+        halt: Why the sweep must stop after this episode (the provider is unavailable);
+            empty otherwise.
     """
 
     key: EpisodeKey
@@ -88,6 +94,8 @@ class EpisodeRecord:
     episode_id: str = ""
     key_id: str = ""
     persona_id: str = ""
+    cost_by_role: dict[str, dict[str, Any]] = field(default_factory=dict)
+    halt: str = ""
 
     def to_wire(self) -> tuple[Any, ...]:
         """Plain-tuple form (cheap to pickle between processes)."""
@@ -103,6 +111,8 @@ class EpisodeRecord:
             self.episode_id,
             self.key_id,
             self.persona_id,
+            self.cost_by_role,
+            self.halt,
         )
 
     @classmethod
@@ -212,6 +222,8 @@ def _open(
     )
     world = loader(key.benchmark)
     agent = build_agent(key.method, world=world, literal=literal_intent(sample, graph), **agent_kw)
+    if spec.action_format is not None and hasattr(agent, "action_format"):
+        agent.action_format = spec.action_format
     return eid, sample, graph, agent, loader
 
 
@@ -253,6 +265,25 @@ def play_symbolic_unit(
     return res
 
 
+def _reflect(
+    book: LessonBook, client: ChatModel, digests: list[dict[str, Any]], into: CostLedger
+) -> None:
+    """A3's reflection on a thread, its calls attributed to the ``reflection`` role."""
+    with recording(into), as_role("reflection"):
+        book.reflect(client, digests)
+
+
+def _charge(rec: EpisodeRecord, extra: CostLedger) -> None:
+    """Add a ledger (the reflection after a generation) to the episode that closed it."""
+    if not extra:
+        return
+    merged = CostLedger()
+    merged.merge(rec.cost_by_role)
+    merged.merge(extra)
+    rec.cost_by_role = merged.to_dict()
+    rec.cost_usd += extra.total_usd
+
+
 async def play_llm_unit(
     keys: Sequence[EpisodeKey],
     spec: RunSpec,
@@ -281,7 +312,10 @@ async def play_llm_unit(
     book: LessonBook | None = None
     gen_digests: list[dict[str, Any]] = []
     voice_is_llm = spec.user_voice not in ("template", "mute", "human")
+    halted = ""
     for i, (key, kid) in enumerate(zip(keys, kids, strict=True)):
+        if halted:
+            break  # the provider is unavailable: the rest of the unit waits for a resume
         sample0 = source.sample(key.benchmark, key.sample_id)
         world = source.world(sample0)
         m = method_spec(key.method)
@@ -290,21 +324,29 @@ async def play_llm_unit(
             banned = entity_words(graph0, sample0) | {t.name for t in world.tools()}
             book = LessonBook(banned_words=banned)
         rec: EpisodeRecord | None = None
+        spent = CostLedger()
         for attempt in range(max_attempts):
             log = InMemoryEventLog()
-            eid, sample, graph, agent, loader = _open(
-                log, key, kid, spec, source, attempts.get(kid, 0), client=client, lessons=book
-            )
-            if book is not None:
-                book.banned |= entity_words(graph, sample)
-                book.add_seen([sample.query])
-            drive = episode.Drive(log, eid, agent, world_loader=loader, offload_steps=voice_is_llm)
-            await drive.arun()
+            with recording(spent):
+                eid, sample, graph, agent, loader = _open(
+                    log, key, kid, spec, source, attempts.get(kid, 0), client=client, lessons=book
+                )
+                if book is not None:
+                    book.banned |= entity_words(graph, sample)
+                    book.add_seen([sample.query])
+                drive = episode.Drive(
+                    log, eid, agent, world_loader=loader, offload_steps=voice_is_llm
+                )
+                await drive.arun()
             exc = drive.failure
-            if isinstance(exc, LLMError) and exc.retryable and attempt + 1 < max_attempts:
+            if isinstance(exc, ProviderUnavailable):
+                halted = str(exc)
+            elif isinstance(exc, LLMError) and exc.retryable and attempt + 1 < max_attempts:
                 await asyncio.sleep(backoff_s * (2**attempt))
                 continue
-            rec = _record(log, key, kid, eid, agent.cost_usd, kid not in skip)
+            cost = spent.total_usd if spent else agent.cost_usd
+            rec = _record(log, key, kid, eid, cost, kid not in skip)
+            rec.cost_by_role, rec.halt = spent.to_dict(), halted
             if book is not None:
                 view = episode.agent_view(log, eid, world_loader=loader)
                 gen_digests.append(digest(view, book.banned))
@@ -312,8 +354,14 @@ async def play_llm_unit(
         assert rec is not None
         res.records.append(rec)
         last = i + 1 == len(keys)
-        if book is not None and (len(gen_digests) >= spec.a3_generation_size or last):
-            await asyncio.to_thread(book.reflect, client, gen_digests)
+        if (
+            book is not None
+            and not halted
+            and (len(gen_digests) >= spec.a3_generation_size or last)
+        ):
+            reflected = CostLedger()
+            await asyncio.to_thread(_reflect, book, client, gen_digests, reflected)
             gen_digests = []
+            _charge(rec, reflected)
     res.seconds = time.perf_counter() - t0
     return res

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from core.errors import ConfigError
 from core.model.base import Strict
@@ -45,6 +45,7 @@ from core.model.run import (
     agent_of_spec_json,
     is_symbolic_agent,
 )
+from core.runner.costs import cost_split
 from core.runner.lifecycle import effective_status
 from core.store import Store, utcnow
 from core.studio.branches import branch_spec, sync_branch_runs
@@ -94,6 +95,17 @@ class RunRow(Strict):
     created_at: str = ""
     rate_per_s: float | None = None
     eta_s: float | None = None
+    cost_by_role: dict[str, float | str] = Field(
+        default_factory=dict, description="USD per role (agent, voice, …) or 'unpriced'."
+    )
+
+    @property
+    def cost_split_text(self) -> str:
+        """The cost by role in words, e.g. ``agent $0.0120, voice unpriced``."""
+        return ", ".join(
+            f"{role} {value}" if isinstance(value, str) else f"{role} ${value:.4f}"
+            for role, value in self.cost_by_role.items()
+        )
 
     @property
     def active(self) -> bool:
@@ -540,6 +552,7 @@ def run_rows(store: Store) -> list[RunRow]:
                 created_at=created,
                 rate_per_s=rate,
                 eta_s=eta,
+                cost_by_role=cost_split(store, run_id),
             )
         )
     return out

@@ -309,16 +309,18 @@ def test_dropped_connection_is_retryable(fake_llm_server: FakeOpenAIServer) -> N
     assert fake_llm_server.request_count == 2
 
 
-def test_empty_completion_is_returned_but_not_cached(
+def test_empty_completion_is_a_provider_fault_retried_and_never_cached(
     fake_llm_server: FakeOpenAIServer, tmp_path: Path
 ) -> None:
     fake_llm_server.script([Fault.empty(), "now with words"])
     client = client_for(fake_llm_server, tmp_path / "c.db")
     first = client.complete(USER)
-    assert first.text == "" and first.tool_calls == []
-    second = client.complete(USER)
-    assert second.text == "now with words" and not second.cached
+    assert first.text == "now with words" and client.stats.retries == 1
     assert fake_llm_server.request_count == 2
+    fake_llm_server.script([Fault.empty()] * 3)
+    with pytest.raises(LLMError, match="empty completion"):
+        client.complete(USER, namespace="other")
+    assert client.cache is not None and len(client.cache) == 1
 
 
 def test_truncated_tool_call_arguments_are_kept_raw(fake_llm_server: FakeOpenAIServer) -> None:
@@ -464,12 +466,15 @@ def test_missing_key_env_fails_before_any_request(
     assert info.value.retryable is False and fake_llm_server.request_count == 0
 
 
-def test_custom_endpoint_never_receives_the_real_openai_key(
+def test_custom_endpoint_gets_the_providers_key_variable_or_a_placeholder(
     fake_llm_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-real-account-key")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     client_for(fake_llm_server).complete(USER)
     assert fake_llm_server.headers[0]["authorization"] == f"Bearer {LOCAL_PLACEHOLDER_KEY}"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-gateway-account-key")
+    client_for(fake_llm_server).complete(USER, namespace="2")
+    assert fake_llm_server.headers[1]["authorization"] == "Bearer sk-gateway-account-key"
 
 
 def test_keys_cannot_be_passed_as_params(fake_llm_server: FakeOpenAIServer) -> None:
@@ -511,7 +516,7 @@ def test_cache_key_is_stable_and_sensitive() -> None:
     assert len(key) == 64
     variants = {
         ResponseCache.key_for(spec, USER, [SEARCH_TOOL], {}, "default"),
-        ResponseCache.key_for(spec, USER, None, {"seed": 1}, "default"),
+        ResponseCache.key_for(spec, USER, None, {"top_p": 0.5}, "default"),
         ResponseCache.key_for(spec, USER, None, {}, "ns"),
         ResponseCache.key_for(ModelSpec(model="openai/y"), USER, None, {}, "default"),
         ResponseCache.key_for(
@@ -519,6 +524,15 @@ def test_cache_key_is_stable_and_sensitive() -> None:
         ),
     }
     assert key not in variants and len(variants) == 5
+    # the seed counts only when the model samples (temperature above 0, or none sent)
+    assert ResponseCache.key_for(spec, USER, None, {"seed": 1}, "default") == key
+    warm = ModelSpec(model="openai/x", temperature=0.7)
+    seeds = {ResponseCache.key_for(warm, USER, None, {"seed": s}, "default") for s in range(3)}
+    assert len(seeds) == 3
+    reasoning = ModelSpec(model="openai/o3-mini")
+    assert reasoning.temperature is None
+    one = ResponseCache.key_for(reasoning, USER, None, {"seed": 1}, "d")
+    assert one != ResponseCache.key_for(reasoning, USER, None, {"seed": 2}, "d")
     assert key == ResponseCache.key_for(spec, USER, None, {"timeout": 3, "stream": True}, "default")
 
 

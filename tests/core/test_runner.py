@@ -156,8 +156,8 @@ def test_cancel_request_stops_a_sweep(tmp_path: Path) -> None:
 
 def _search_then_answer(body: dict) -> str:  # type: ignore[type-arg]
     """Fake-server agent: search once, then answer once the search result is in the prompt."""
-    text = body["messages"][-1]["content"]
-    if "search(" in text or "YOU: search" in text:
+    text = "\n".join(str(m.get("content") or "") for m in body["messages"][1:])
+    if "search(" in text or "search[" in text:
         return "Action: Answer\nFinal Answer: done"
     return "Action: Operation\n```\nsearch[shirt teal medium]\n```"
 
@@ -279,7 +279,7 @@ def test_llm_sweep_records_parser_repairs(tmp_path: Path) -> None:
     from core.llm import ScriptedLLM
 
     def reply(messages, tools):  # type: ignore[no-untyped-def]
-        seen = messages[-1]["content"]
+        seen = "\n".join(str(m.get("content") or "") for m in messages[1:])
         if "search[" in seen or "search(" in seen:
             return "Action: Answer\nFinal Answer: done"
         return "Action: operation\nsearch[teal shirt]"  # repaired: unfenced operation

@@ -43,6 +43,7 @@ def test_each_variable_is_read(clean_env: pytest.MonkeyPatch, tmp_path: Path) ->
         "DRIFTBENCH_TRUST_ROLE_HEADER": "1",
         "DRIFTBENCH_LLM_TRANSPORT": "LITELLM",
         "DRIFTBENCH_PLAY_MODEL": "openai/m@http://127.0.0.1:9/v1",
+        "DRIFTBENCH_MODELS": str(tmp_path / "models.yaml"),
         "DRIFTBENCH_GRIP_WORKERS": "3",
         "DRIFTBENCH_LIVE": "yes",
         "DRIFTBENCH_FUZZ_EXAMPLES": "7",

@@ -79,6 +79,7 @@ class Fault:
     name: str = ""
     n_chars: int = 0
     retry_after: float | None = None
+    payload: Any = None
 
     @staticmethod
     def http(status: int, *, retry_after: float | None = None) -> Fault:
@@ -109,6 +110,11 @@ class Fault:
     def garbage() -> Fault:
         """Answer 200 with a body that is not JSON (a misconfigured proxy's HTML page)."""
         return Fault("garbage")
+
+    @staticmethod
+    def body(payload: Any, status: int = 200) -> Fault:
+        """Answer with exactly this JSON payload (malformed replies: error bodies, junk)."""
+        return Fault("body", status=status, payload=payload)
 
     @staticmethod
     def disconnect() -> Fault:
@@ -221,6 +227,9 @@ class _Handler(BaseHTTPRequestHandler):
                     {"error": {"message": message, "type": "fake_error", "code": item.status}},
                     extra,
                 )
+                return
+            if item.kind == "body":
+                self._send_json(item.status or 200, item.payload)
                 return
             if item.kind == "garbage":
                 page = b"<html><body>502 Bad Gateway (but sent as 200)</body></html>"

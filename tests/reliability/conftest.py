@@ -13,8 +13,8 @@ from core.store import Store
 
 def good_reply(body: dict[str, Any]) -> str:
     """A well-formed agent: one search, then a final answer."""
-    text = str(body["messages"][-1].get("content") or "")
-    if "YOU: search" in text:
+    said = [m for m in body["messages"] if m.get("role") == "assistant"]
+    if any("search[" in str(m.get("content") or "") for m in said):
         return "Action: Answer\nFinal Answer: done"
     return "Action: Operation\n```\nsearch[shirt teal medium]\n```"
 

@@ -22,6 +22,9 @@ DIFFERENT = "DIFFERENT"
 INVALID = "invalid"
 """Value recorded when a judge's answer cannot be parsed (counts as wrong)."""
 
+JUDGE_ERROR = "error"
+"""Value of a judgment whose model call failed: never stored, never scored, counted."""
+
 MAX_IDENT_TURNS = 8
 """User turns shown to an Identification judge."""
 

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from core.errors import ConfigError, LLMError
 from core.grip.judges.base import (
     INVALID,
+    JUDGE_ERROR,
     MAX_IDENT_TURNS,
     MAX_PAIR_TURNS,
     Judgment,
@@ -98,12 +99,16 @@ class LLMJudge:
         self._ident = load_prompt(IDENT_PROMPT)
         self._pair = load_prompt(PAIR_PROMPT)
 
-    def _ask(self, prompt: str) -> str:
+    def _ask(self, prompt: str) -> tuple[str, str | None]:
+        """The reply text, or ``("", error)`` when the model call failed.
+
+        A failed call is an *error*, not an answer: it is never parsed as ``invalid``.
+        """
         try:
             resp = self.client.complete([{"role": "user", "content": prompt}])
         except LLMError as exc:
-            return f"<error: {exc}>"
-        return str(getattr(resp, "text", "") or "")
+            return "", str(exc)
+        return str(getattr(resp, "text", "") or ""), None
 
     def identify(
         self, items: Sequence[tuple[str, Sequence[UserTurn]]], cards: Sequence[PersonaCard]
@@ -116,7 +121,10 @@ class LLMJudge:
             prompt = self._ident.safe_substitute(
                 turns=_render_turns(turns, MAX_IDENT_TURNS), cards=card_text
             )
-            text = self._ask(prompt)
+            text, error = self._ask(prompt)
+            if error is not None:
+                out.append(Judgment(self.name, "identification", eid, JUDGE_ERROR, error))
+                continue
             idx = parse_letter(text, len(order))
             value = order[idx].persona_id if idx is not None else INVALID
             raw = json.dumps({"reply": text, "cards": [c.persona_id for c in order]})
@@ -132,8 +140,9 @@ class LLMJudge:
             prompt = self._pair.safe_substitute(
                 turns_a=_render_turns(ta, MAX_PAIR_TURNS), turns_b=_render_turns(tb, MAX_PAIR_TURNS)
             )
-            text = self._ask(prompt)
-            out.append(Judgment(self.name, "consistency", pid, parse_same(text), text))
+            text, error = self._ask(prompt)
+            value = JUDGE_ERROR if error is not None else parse_same(text)
+            out.append(Judgment(self.name, "consistency", pid, value, error or text))
         return out
 
 
@@ -144,12 +153,15 @@ def llm_pair(specs: str, cache_path: Path | None = None) -> list[LLMJudge]:
         ConfigError: Unless exactly two model specs are given (names the ``--judges`` field).
     """
     from core.llm import make_client
+    from core.llm.models import role_label
 
     parts = [p.strip() for p in specs.split(",") if p.strip()]
+    if parts == ["models"]:
+        parts = [p for p in (role_label("judges", 0), role_label("judges", 1)) if p]
     if len(parts) != 2:
         raise ConfigError(
             f"expected two model specs MODEL_A,MODEL_B, got {len(parts)}",
             file="command line",
             field="--judges",
         )
-    return [LLMJudge(p, make_client(p, cache_path=cache_path)) for p in parts]
+    return [LLMJudge(p, make_client(p, cache_path=cache_path, role="judge")) for p in parts]

@@ -85,7 +85,7 @@ class LLMVoice:
         from core.llm import make_client
         from core.paths import default_store_path
 
-        return cls(make_client(spec, cache_path=default_store_path()), name=spec)
+        return cls(make_client(spec, cache_path=default_store_path(), role="voice"), name=spec)
 
     def _tpl(self, name: str) -> Template:
         return Template((self.folder / name).read_text(encoding="utf-8"))

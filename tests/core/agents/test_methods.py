@@ -71,7 +71,7 @@ def test_a2_sees_the_meter_and_a0_does_not() -> None:
     for method, visible in (("A2", True), ("A3", True), ("A0", False), ("A1", False)):
         llm = ScriptedLLM(["Action: Answer\nFinal Answer: done"], cycle=True)
         _play(method, client=llm)
-        prompt = llm.calls[0].messages[1]["content"]
+        prompt = llm.calls[0].messages[-1]["content"]
         assert ("patience" in prompt.lower()) is visible, method
     log, eid, _ = _play("A2")
     assert episode.agent_view(log, eid).patience is not None
@@ -103,8 +103,10 @@ def test_a1_memory_block_is_carried_across_turns() -> None:
     ]
     llm = ScriptedLLM(replies, cycle=True)
     _play("A1", client=llm)
-    assert '"colour": "teal"' in llm.calls[1].messages[1]["content"]
-    assert "MEMORY" not in llm.calls[0].messages[1]["content"].split("Conversation so far")[0]
+    assert '"colour": "teal"' in llm.calls[1].messages[-1]["content"]
+    assert "MEMORY: {}" in llm.calls[0].messages[-1]["content"]
+    # earlier messages never change: the first turn's message (with its empty record) stays
+    assert llm.calls[1].messages[1] == llm.calls[0].messages[1]
 
 
 def test_a3_book_starts_empty_grows_within_run_and_holds_no_values(tmp_path: Path) -> None:

@@ -58,7 +58,7 @@ LLM_SPEC = RunSpec(
 
 def scripted_reply(messages: list[dict[str, object]], tools: object) -> str:
     """A deterministic model: ask once, search once (unfenced: a parser repair), then answer."""
-    seen = str(messages[-1]["content"])
+    seen = "\n".join(str(m.get("content") or "") for m in messages[1:])
     if "lessons" in seen and "digests" in seen.lower():
         return '{"lessons": [{"when": "a request names a colour", "do": "confirm the size"}]}'
     if "search[" in seen or "search(" in seen:

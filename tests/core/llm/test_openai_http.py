@@ -187,29 +187,39 @@ def test_a_bug_on_the_direct_path_is_a_typed_error_not_retried(
 # --- replies and prices -----------------------------------------------------------------------
 
 
-def test_parse_reply_tolerates_odd_but_valid_shapes() -> None:
+def test_parse_reply_accepts_odd_but_valid_shapes_and_refuses_junk() -> None:
     spec = ModelSpec(model="openai/fake-local", api_base="http://127.0.0.1:1/v1")
-    data = {
-        "choices": [
-            {
-                "message": {
-                    "content": None,
-                    "tool_calls": [
-                        {"function": {"name": "search", "arguments": {"q": "mug"}}},
-                        "not a call",
-                    ],
-                },
-                "finish_reason": "tool_calls",
-            }
-        ]
+
+    def reply(message: object) -> dict[str, object]:
+        return {"choices": [{"message": message, "finish_reason": "tool_calls"}]}
+
+    ok = {
+        "content": None,
+        "tool_calls": [{"function": {"name": "search", "arguments": {"q": "m"}}}],
     }
-    resp = oh.parse_reply(spec, data, 12.5)
+    resp = oh.parse_reply(spec, reply(ok), 12.5)
     assert resp.text == "" and resp.finish_reason == "tool_calls"
     [call] = resp.tool_calls
-    assert call.id == "call_0" and json.loads(call.arguments) == {"q": "mug"}
-    assert resp.usage.prompt_tokens == 0 and resp.cost_usd == 0.0
-    empty = oh.parse_reply(spec, {"choices": []}, 1.0)
-    assert empty.text == "" and empty.tool_calls == [] and empty.finish_reason is None
+    assert call.id == "call_0" and json.loads(call.arguments) == {"q": "m"}
+    assert resp.usage.prompt_tokens == 0 and resp.cost_usd == 0.0 and not resp.priced
+    parts = oh.parse_reply(spec, reply({"content": [{"type": "text", "text": "hi"}]}), 1.0)
+    assert parts.text == "hi"
+    junk = [
+        {"choices": []},
+        {"choices": "nope"},
+        {"error": {"message": "overloaded", "code": 529}},
+        reply(None),
+        reply({"content": None}),
+        reply({"content": "   "}),
+        reply({"content": {"a": 1}}),
+        reply({"content": "bad \ud800 text"}),
+        reply({"content": None, "tool_calls": "junk"}),
+        reply({"content": None, "tool_calls": ["not a call"]}),
+        reply({"content": None, "tool_calls": [{"function": {"arguments": "{}"}}]}),
+    ]
+    for data in junk:
+        with pytest.raises(oh.ProviderBadReply, match="malformed provider reply"):
+            oh.parse_reply(spec, data, 1.0)
 
 
 def test_direct_cost_equals_litellms_for_a_priced_model(

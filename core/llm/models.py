@@ -1,0 +1,234 @@
+"""Model settings per role: the models file (``--models FILE.yaml`` / ``DRIFTBENCH_MODELS``).
+
+A models file names, per role, the model and how to call it; every field but ``model`` is
+optional and the same on both transports (direct HTTP and litellm)::
+
+    agent:
+      model: openai/gpt-5-mini            # litellm model string
+      api_base: https://gateway.example/v1  # optional: an OpenAI-compatible endpoint
+      api_key_env: GATEWAY_KEY            # the variable holding its key (never the key)
+      temperature: null                   # null: send none (the default for reasoning models)
+      max_tokens: 2048
+      timeout_s: 120
+      max_retries: 2
+      reasoning_effort: low
+      system_role: developer              # system | developer | user (merged into the turn)
+      extra: {top_p: 0.9}                 # further provider parameters, sent as they are
+    voice: {model: openai/gpt-4o-mini}
+    interpreter: {model: openai/gpt-4o-mini}
+    reflection: {model: openai/gpt-4o-mini}   # A3's lessons (default: the agent's model)
+    judges: [{model: openai/gpt-4o}, {model: anthropic/claude-3-5-sonnet-20240620}]
+    writer: {model: openai/gpt-4o-mini}
+    extractors: [{model: openai/gpt-4o-mini}, {model: openai/gpt-4o}]
+
+How it applies (:func:`resolve_spec`): a command-line spec (``--agent MODEL[@BASE]``) that
+matches an entry of the file (same ``model`` or ``model@api_base``) takes that entry's
+settings; a role left out on the command line takes its entry of the file. ``--api-key-env
+VAR`` names the key variable of every spec that does not name one. The process-wide choice
+is :func:`configure` (the CLI calls it); forked workers inherit it, Ray workers get it passed.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError
+
+from core.errors import ConfigError
+from core.llm.secrets import register_key_env
+from core.llm.types import ModelSpec
+from core.model.base import Strict
+from core.settings import settings
+
+MAX_MODELS_FILE_BYTES = 1_000_000
+"""A models file larger than this is refused."""
+
+SINGLE_ROLES = ("agent", "voice", "interpreter", "reflection", "writer")
+LIST_ROLES = ("judges", "extractors")
+
+
+class ModelsFile(Strict):
+    """A parsed models file: one :class:`ModelSpec` per single role, lists for the others."""
+
+    agent: ModelSpec | None = Field(default=None, description="The LLM policy.")
+    voice: ModelSpec | None = Field(default=None, description="The simulated user's voice.")
+    interpreter: ModelSpec | None = Field(default=None, description="The user's reader.")
+    reflection: ModelSpec | None = Field(default=None, description="A3's lesson writer.")
+    writer: ModelSpec | None = Field(default=None, description="Sample construction writer.")
+    judges: list[ModelSpec] = Field(default_factory=list, description="GRIP judges (two).")
+    extractors: list[ModelSpec] = Field(default_factory=list, description="Verifier extractors.")
+
+    def entries(self) -> list[ModelSpec]:
+        """Every spec of the file."""
+        out = [s for s in (getattr(self, r) for r in SINGLE_ROLES) if s is not None]
+        return [*out, *self.judges, *self.extractors]
+
+    def find(self, text: str) -> ModelSpec | None:
+        """The entry whose label or model string is ``text`` (the first one)."""
+        for spec in self.entries():
+            if text in (spec.label, spec.model):
+                return spec
+        return None
+
+
+class LLMConfig(Strict):
+    """The process-wide model choices of one command (picklable, for Ray workers)."""
+
+    models: ModelsFile | None = Field(default=None, description="The models file, parsed.")
+    models_path: str | None = Field(default=None, description="Where it was read from.")
+    api_key_env: str | None = Field(default=None, description="--api-key-env.")
+    no_cache: bool = Field(default=False, description="--no-cache: never answer from cache.")
+
+
+_LOCK = threading.Lock()
+_CONFIG: LLMConfig | None = None
+
+
+def load_models(path: Path | str) -> ModelsFile:
+    """Read and validate a models file.
+
+    Raises:
+        ConfigError: One line naming the file and the field.
+    """
+    import yaml
+
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError("models file not found (or not a file)", file=p)
+    if p.stat().st_size > MAX_MODELS_FILE_BYTES:
+        raise ConfigError(f"larger than {MAX_MODELS_FILE_BYTES} bytes", file=p)
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"not valid YAML: {str(exc).splitlines()[0]}", file=p) from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError("must be a mapping of roles", file=p)
+    try:
+        models = ModelsFile.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(x) for x in err.get("loc", ())) or "models"
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        raise ConfigError(msg, file=p, field=loc) from None
+    for role in LIST_ROLES:
+        n = len(getattr(models, role))
+        if role == "judges" and n not in (0, 2):
+            raise ConfigError(f"expected two judges, got {n}", file=p, field="judges")
+    for spec in models.entries():
+        register_key_env(spec.api_key_env)
+    return models
+
+
+def configure(
+    models: Path | str | None = None,
+    *,
+    api_key_env: str | None = None,
+    no_cache: bool = False,
+) -> LLMConfig:
+    """Set the process's model choices (``None`` models: ``DRIFTBENCH_MODELS`` if set).
+
+    Raises:
+        ConfigError: A bad models file or variable name.
+    """
+    global _CONFIG
+    path = models if models is not None else settings().models
+    parsed = load_models(path) if path is not None else None
+    if api_key_env is not None:
+        ModelSpec.parse("x/y", api_key_env=api_key_env)  # validates the name (names the field)
+        register_key_env(api_key_env)
+    cfg = LLMConfig(
+        models=parsed,
+        models_path=str(path) if path is not None else None,
+        api_key_env=api_key_env,
+        no_cache=no_cache,
+    )
+    with _LOCK:
+        _CONFIG = cfg
+    return cfg
+
+
+def use_config(cfg: LLMConfig | None) -> None:
+    """Install a config received from elsewhere (a Ray worker); None resets to the default."""
+    global _CONFIG
+    if cfg is not None:
+        register_key_env(cfg.api_key_env)
+        for spec in cfg.models.entries() if cfg.models else ():
+            register_key_env(spec.api_key_env)
+    with _LOCK:
+        _CONFIG = cfg
+
+
+def current_config() -> LLMConfig:
+    """The process's model choices (read from ``DRIFTBENCH_MODELS`` on first use)."""
+    global _CONFIG
+    with _LOCK:
+        cfg = _CONFIG
+    if cfg is None:
+        path = settings().models
+        cfg = LLMConfig(models=load_models(path), models_path=str(path)) if path else LLMConfig()
+        with _LOCK:
+            _CONFIG = cfg
+    return cfg
+
+
+def role_entry(role: str, index: int = 0) -> ModelSpec | None:
+    """The models file's spec for ``role`` (``judges``/``extractors``: the index-th), if any."""
+    models = current_config().models
+    if models is None:
+        return None
+    if role in LIST_ROLES or role in ("judge", "extractor"):
+        field = role if role in LIST_ROLES else role + "s"
+        items: list[ModelSpec] = getattr(models, field)
+        return items[index] if index < len(items) else None
+    value: ModelSpec | None = getattr(models, role, None)
+    return value
+
+
+def role_label(role: str, index: int = 0) -> str | None:
+    """The spec string of the models file's entry for ``role`` (``model@api_base``), if any."""
+    spec = role_entry(role, index)
+    return spec.label if spec is not None else None
+
+
+def resolve_spec(text: str | ModelSpec | None, role: str = "agent", **overrides: Any) -> ModelSpec:
+    """The :class:`ModelSpec` to call for ``text`` in ``role`` under the current config.
+
+    Args:
+        text: A spec string (``MODEL[@API_BASE]``), a spec, or None for the role's entry.
+        role: The role (selects the models-file entry when ``text`` is None).
+        **overrides: Spec fields that win over everything (tests: ``timeout_s`` …).
+
+    Raises:
+        ConfigError: No spec and no entry for the role, or an invalid spec.
+    """
+    cfg = current_config()
+    if isinstance(text, ModelSpec):
+        spec = text
+    else:
+        found = None
+        if text:
+            found = cfg.models.find(text.strip()) if cfg.models is not None else None
+        else:
+            found = role_entry(role)
+        if found is None and not text:
+            raise ConfigError(f"no model given for the {role} role", field=role)
+        spec = found if found is not None else ModelSpec.parse(str(text))
+    if spec.api_key_env is None and cfg.api_key_env is not None:
+        spec = spec.model_copy(update={"api_key_env": cfg.api_key_env})
+    if overrides:
+        data = spec.model_dump(exclude_unset=False)
+        if "temperature" not in spec.model_fields_set and "temperature" not in overrides:
+            data.pop("temperature")  # keep the reasoning-model default
+        data.update(overrides)
+        try:
+            spec = ModelSpec(**data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first.get("loc", ())) or "model"
+            raise ConfigError(str(first.get("msg")), file="model spec", field=loc) from None
+    register_key_env(spec.api_key_env)
+    return spec
