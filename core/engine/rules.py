@@ -119,9 +119,11 @@ def say(live: LiveEpisode, em: Emitter, plan: user.ReplyPlan, *, reaction: bool 
     st = live.state
     assert st.persona is not None
     voice = live.voice
-    if voice is None or (reaction and voice.name == "mute"):
+    if voice is None:
         voice = TemplateVoice()  # human users: reactions are phrased by the template voice
-    if voice.name == "mute" and not reaction:
+    if voice.name == "mute":
+        # the L0 floor: no words at all from the user — answers, rejections (hints included)
+        # and the acceptance are all the mute line, and nothing is disclosed
         plan = user.ReplyPlan(kind="mute", turn=plan.turn, question=plan.question, asked=plan.asked)
     try:
         out = voice.say(plan, st.persona, st.rng_key)
