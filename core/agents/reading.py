@@ -74,8 +74,8 @@ def id_tokens(texts: Iterable[str]) -> list[str]:
 
 
 def ngrams(text: str, n: int = MAX_NGRAM) -> list[str]:
-    """Every span of 1..``n`` words of ``text`` (lower-cased), in order, deduplicated."""
-    words = [w.strip(".,;:!?'\"()") for w in text.lower().split()]
+    """Every span of 1..``n`` words of ``text`` (case kept), in order, deduplicated."""
+    words = [w.strip(".,;:!?'\"()") for w in text.split()]
     words = [w for w in words if w]
     out: dict[str, None] = {}
     for i in range(len(words)):
@@ -169,6 +169,14 @@ class ReplyReader:
             self._phrases[key] = got
         return got
 
+    def _label(self, cond: Condition) -> str:
+        """The world's plain-word label of a condition's slot ('' without the hook)."""
+        fn = getattr(self.world, "slot_label", None)
+        try:
+            return str(fn(cond)) if callable(fn) else ""
+        except Exception:  # noqa: BLE001 - a label the world cannot give
+            return ""
+
     def _value_words(self, cond: Condition) -> str:
         """The part of a phrasing that names the value (the world's fixed wording removed)."""
         full = self.phrase(cond)
@@ -177,32 +185,39 @@ class ReplyReader:
 
     # -- candidates ----------------------------------------------------------------------------
     def candidates(
-        self, slot: str, op: str, text: str, seen: Sequence[str], held: Sequence[Any]
+        self, slot: str, op: str, raw: str, seen: Sequence[str], held: Sequence[Any]
     ) -> list[Condition]:
-        """Candidate conditions for ``slot`` given the reply ``text`` and the visible texts."""
+        """Candidate conditions for ``slot`` given the reply ``raw`` and the visible texts."""
+        text = norm(raw)
         values: list[Any] = list(held)
         schema = param_schema(self.tools, slot)
         if schema:
             kind = schema.get("type")
             enum = schema.get("enum") or []
             if kind == "array":
-                return self._array_candidates(slot, op, schema, text, seen, held)
+                return self._array_candidates(slot, op, schema, raw, seen, held)
             values += [json.dumps(v) for v in enum]
-            ids = id_tokens([text, *seen])
+            ids = id_tokens([raw, *seen])
             values += [json.dumps(t) for t in ids]
             if not enum and not (slot.endswith("_id") or slot.endswith("id")):
-                values += [_Free(json.dumps(g)) for g in ngrams(text)]
+                values += [_Free(json.dumps(g)) for g in ngrams(raw)]
         elif slot.startswith("price"):
             values += [_number(m) for m in _MONEY.findall(text)]
         elif slot.startswith("attr:"):
             values.append(slot.split(":", 1)[1])
         elif slot.startswith("option:"):
             if self._vocab.active:
-                values += [v for v in self._vocab.options if _find(v, text) >= 0]
+                kind = self._label(Condition(slot=slot, value=held[0])) if held else ""
+                values += [
+                    v
+                    for v in self._vocab.options
+                    if _find(v, text) >= 0
+                    and (not kind or self._label(Condition(slot=slot, value=v)) == kind)
+                ]
             else:
-                values += [_Free(g) for g in ngrams(text)]
+                values += [_Free(g) for g in ngrams(raw)]
         else:
-            values += [_Free(g) for g in ngrams(text)]
+            values += [_Free(g) for g in ngrams(raw)]
         out: list[Condition] = []
         seen_v: set[str] = set()
         for v in values:
@@ -222,16 +237,17 @@ class ReplyReader:
         slot: str,
         op: str,
         schema: dict[str, Any],
-        text: str,
+        raw: str,
         seen: Sequence[str],
         held: Sequence[Any],
     ) -> list[Condition]:
+        text = norm(raw)
         items = schema.get("items") or {}
         out = [Condition(slot=slot, op=op, value=v) for v in held]
         if not isinstance(items, dict) or items.get("type") not in (None, "string"):
             return out  # lists of structured objects: only what the belief already holds
         found: list[tuple[int, str]] = []
-        for tok in id_tokens([text, *seen]):
+        for tok in id_tokens([raw, *seen]):
             one = Condition(slot=slot, op=op, value=json.dumps([tok]))
             words = self._value_words(one)
             pos = _find(words, text) if words else -1
@@ -262,7 +278,7 @@ class ReplyReader:
         for slot, (op, held) in slots.items():
             best: Match | None = None
             self._free = set()
-            for cand in self.candidates(slot, op, text, seen, held):
+            for cand in self.candidates(slot, op, reply, seen, held):
                 ph = self.phrase(cand)
                 pos = _find(ph, text)
                 if pos < 0:
@@ -359,6 +375,27 @@ def family_slots(world: HostWorld, held: Iterable[str]) -> tuple[str, ...]:
         if fam:
             out.append("price_upper" if fam == "price" else fam)
     return tuple(dict.fromkeys(out))
+
+
+def named_write(text: str, tools: Mapping[str, ToolSpec]) -> str | None:
+    """The write tool whose name the request spells out best (its words in ``text``), if any.
+
+    A request such as "modify pending order payment: …" names ``modify_pending_order_payment``;
+    at least two of a tool name's words must occur, and the best share of its words wins.
+    """
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    best: tuple[float, int, str] | None = None
+    for name, spec in sorted(tools.items()):
+        if spec.kind != "write" or not spec.parameters.get("required"):
+            continue
+        parts = [w for w in name.lower().split("_") if w]
+        hit = sum(1 for w in parts if w in words)
+        if hit < 2:
+            continue
+        key = (hit / len(parts), hit, name)
+        if best is None or key[:2] > best[:2]:
+            best = key
+    return best[2] if best else None
 
 
 def _number(text: str) -> float | int:

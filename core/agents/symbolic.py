@@ -21,6 +21,7 @@ executes them one per turn, and proposes. Methods differ only in their question 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -129,6 +130,10 @@ class SymbolicAgent(AgentBase):
         self._binding: EpisodeBinding | None = None
         self._reader = reading.ReplyReader(world, self._tools)
         self._family_slots = reading.family_slots(world, self.belief)
+        self._named_write: str | None = None
+        self._looked_up: set[str] = set()
+        self._observed: dict[str, Any] = {}
+        self._replies: list[str] = []
         self._seen_texts: list[str] = [""]
         self._last_action: Any = None
         self._reaction_next = False
@@ -249,10 +254,64 @@ class SymbolicAgent(AgentBase):
                 self.declined.append(s)  # nothing read for it: declined or unreadable
         self.pending_ask = ()
         self._seen_texts.append(text)
+        self._replies.append(text)
+
+    def _lookup(self) -> EnvAction | None:
+        """A read call that may show the ids a reply named in words (e.g. a payment method).
+
+        When a planned write still lacks a required argument, call a read tool not called yet
+        whose required arguments the agent can fill from what it holds (its belief, stated
+        context, fields of earlier observations).
+        """
+        if self.method.literal or self.method.informed or not self._missing_slots():
+            return None
+        for name, spec in sorted(self._tools.items()):
+            if spec.kind != "read":
+                continue
+            req = list(spec.parameters.get("required") or [])
+            if not req:
+                continue
+            args = {p: self._held_value(p) for p in req}
+            if any(v is None for v in args.values()):
+                continue
+            act = EnvAction(tool=name, args=args)
+            key = _plain_call_key(act)
+            if key in self._looked_up:
+                continue
+            self._looked_up.add(key)
+            return act
+        return None
+
+    def _held_value(self, param: str) -> Any:
+        for slot, cond in sorted(self.belief.items()):
+            got = reading.parse_slot(slot)
+            if got is not None and got[2] == param and slot not in self.dropped:
+                try:
+                    return json.loads(str(cond.value))
+                except json.JSONDecodeError:
+                    return cond.value
+        if param in self.context:
+            return self.context[param]
+        return self._observed.get(param)
+
+    def _reread(self) -> None:
+        """Read earlier replies again for still-missing arguments (new ids were observed)."""
+        missing = self._missing_slots()
+        if not missing or not self._replies:
+            return
+        slots: dict[str, tuple[str, list[Any]]] = {s: (self._op(s), []) for s in missing}
+        for text in self._replies:
+            for cond in self._reader.read(text, slots, self._seen_texts):
+                if cond.slot in slots and cond.slot not in self.belief:
+                    self.belief[cond.slot] = cond
+                    self.confirmed.add(cond.slot)
 
     def _on_observation(self, action: EnvAction, text: str) -> None:
         self.acted = True
         self._seen_texts.append(text)
+        if self._tools.get(action.tool) is not None and self._tools[action.tool].kind == "read":
+            _harvest(text, self._observed)
+            self._reread()
         spec = self._tools.get(action.tool)
         if spec is not None and spec.kind == "write":
             key = self._call_key(action)
@@ -343,6 +402,8 @@ class SymbolicAgent(AgentBase):
             if c.slot.startswith("arg:"):
                 _, idx, tool, arg = c.slot.split(":", 3)
                 by_write.setdefault((int(idx), tool), set()).add(arg)
+        if not by_write and self._named_write is not None:
+            by_write[(0, self._named_write)] = set()
         out = []
         for (i, tool), have in sorted(by_write.items()):
             spec = specs.get(tool)
@@ -471,11 +532,16 @@ class SymbolicAgent(AgentBase):
         """Return the next action for ``view`` (read from the view alone)."""
         if not self._seen_texts[0]:
             self._seen_texts[0] = view.query
+            if not any(s.startswith("arg:") for s in self.belief):
+                self._named_write = reading.named_write(view.query, self._tools)
         self.read_view(view)
         if self.awaiting_verdict:
             self.awaiting_verdict = False
         if view.forced_final:
             return self._propose(view)
+        look = self._lookup()
+        if look is not None:
+            return EnvOp(action=look)
         if self.rejections > self._revised:
             self._revised = self.rejections
             if not self.method.can_ask:
@@ -525,12 +591,27 @@ class InformedSymbolicAgent(SymbolicAgent):
 
 
 def _json(value: str) -> str:
-    import json
-
     return json.dumps(value)
 
 
-def _plain_call_key(action: EnvAction) -> str:
-    import json
+def _harvest(text: str, out: dict[str, Any]) -> None:
+    """Remember scalar fields of a JSON observation (first value per key wins)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return
+    stack = [data]
+    while stack:
+        cur = stack.pop(0)
+        if isinstance(cur, dict):
+            for k, v in cur.items():
+                if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                    out.setdefault(str(k), v)
+                else:
+                    stack.append(v)
+        elif isinstance(cur, list):
+            stack.extend(cur)
 
+
+def _plain_call_key(action: EnvAction) -> str:
     return action.tool + json.dumps(action.args, sort_keys=True, default=str)
