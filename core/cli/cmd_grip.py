@@ -43,14 +43,32 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--pairs", type=int, default=100, metavar="N", help="consistency pairs per run")
     p.add_argument("--no-cache", action="store_true", help="recompute the report")
+    p.add_argument(
+        "--check-protocol",
+        action="store_true",
+        help=(
+            "instead of GRIP: recount the persona statistics of the run(s) from their events "
+            "(Wilson 99%% intervals, de-duplicated by draw key) and count rule violations; "
+            "exit 1 when a departure is found"
+        ),
+    )
     p.set_defaults(handler=cmd_grip)
 
 
 def cmd_grip(args: argparse.Namespace) -> int:
-    """Build and print the report."""
+    """Build and print the report (or, with ``--check-protocol``, the protocol recount)."""
     from core.grip.report import build_report, report_csv, report_table
 
     store = open_store(args, create=False)
+    if getattr(args, "check_protocol", False):
+        from core.grip.protocol_check import check_runs, check_table
+
+        check = check_runs(store, args.runs)
+        if args.json or args.fmt == "json":
+            print(json.dumps(check.to_json(), ensure_ascii=False, allow_nan=False))
+        else:
+            print(check_table(check))
+        return 0 if check.ok else 1
     report = build_report(
         store,
         args.runs,
