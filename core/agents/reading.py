@@ -197,6 +197,9 @@ class ReplyReader:
             if kind == "array":
                 return self._array_candidates(slot, op, schema, raw, seen, held)
             values += [json.dumps(v) for v in enum]
+            # values the schema spells in its description ("Either 'a' or 'b'.")
+            desc = str(schema.get("description") or "")
+            values += [json.dumps(v) for v in re.findall(r"'([^'#]{3,40})'", desc)]
             ids = id_tokens([raw, *seen])
             values += [json.dumps(t) for t in ids]
             if not enum and not (slot.endswith("_id") or slot.endswith("id")):

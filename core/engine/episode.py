@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from core.agents.methods import LADDER, user_voice_for
 from core.agents.wire import ActionRepair
 from core.engine import rules
 from core.engine.driver import Drive, abort, abort_for, arun, run, step_live
@@ -131,6 +132,8 @@ def start(
         ) from None
     world = (world_loader or default_loader)(sample.benchmark)
     method = method or agent_spec
+    if method.upper() in LADDER and user_voice != HUMAN:
+        user_voice = user_voice_for(method, user_voice)  # L0: the mute user, on every path
     eid = episode_id or uuid.uuid4().hex[:16]
     header = EpisodeHeader(
         episode_id=eid,
