@@ -3,7 +3,9 @@
 An offline approximation of the LLM methods, labelled as such wherever its numbers appear. A
 symbolic agent starts from the *literal reading* of the opening request (the conditions a rule
 reader extracts from the query text, compiled over the request's host task) and updates a belief
-from the *structured disclosures* of the user's replies. It plans real tool calls through the
+by *reading the text* of the user's replies (:mod:`core.agents.reading`): it consumes its agent
+view alone — the transcript's text, its own actions and the observations — never an event, a
+structured disclosure or a slot id it did not form itself (docs/PROTOCOL.md). It plans real tool calls through the
 host's ``compile_intent`` hook over its belief (relaxing conditions the host cannot satisfy),
 executes them one per turn, and proposes. Methods differ only in their question strategy:
 
@@ -14,8 +16,9 @@ executes them one per turn, and proposes. Methods differ only in their question 
 * A1 remembers every reply (newer values replace older ones) and opens with one wide question.
 * A2 plans questions against the visible patience meter (keeps one rejection survivable),
   re-asks declined slots, and verifies executed writes before committing.
-* A3 is A2 plus an :class:`~core.agents.askbook.AskBook` shared within its run unit: it skips
-  question families that did not pay off for requests with the same signature.
+* A3 is A2 plus an :class:`~core.agents.askbook.AskBook` shared within its run unit (moving
+  only between generations): it skips question families that did not pay off for requests
+  with the same signature.
 * RS is told the current intent (a privileged feed) and never asks.
 """
 
