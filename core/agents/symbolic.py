@@ -6,8 +6,9 @@ reader extracts from the query text, compiled over the request's host task) and 
 by *reading the text* of the user's replies (:mod:`core.agents.reading`): it consumes its agent
 view alone — the transcript's text, its own actions and the observations — never an event, a
 structured disclosure or a slot id it did not form itself (docs/PROTOCOL.md). It plans real
-tool calls through the host's ``compile_intent`` hook over its belief (relaxing conditions the host cannot satisfy),
-executes them one per turn, and proposes. Methods differ only in their question strategy:
+tool calls through the host's ``compile_intent`` hook over its belief (relaxing conditions the
+host cannot satisfy), executes them one per turn, and proposes. Methods differ only in their
+question strategy:
 
 * B0 / L0 / LIT never ask (L0 additionally faces a mute user; LIT never revises its reading);
   B0 revises after a rejection by dropping the literal condition the rejection's words point
