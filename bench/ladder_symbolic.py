@@ -41,11 +41,14 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=15)
     ap.add_argument("--gen", type=int, default=25, help="A3 generation size")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--methods", default=",".join(METHODS), help="comma-separated subset")
     args = ap.parse_args()
+    methods = tuple(m for m in args.methods.split(",") if m)
+    pairs = tuple((a, b) for a, b in PAIRS if a in methods and b in methods)
     spec = RunSpec(
         name="ladder",
         benchmarks=BENCHMARKS,
-        methods=METHODS,
+        methods=methods,
         personas=PERSONAS,
         seeds=(0, 1, 2),
         limit=args.limit,
@@ -60,7 +63,7 @@ def main() -> None:
         cells = aggregate(frame, by=("benchmark", "method"))
         deltas = [
             paired_deltas(frame, a, b, metrics=("Success", "Earned", "Recovery"))
-            for a, b in PAIRS
+            for a, b in pairs
         ]
         store.close()
     out: dict[str, object] = {
@@ -79,7 +82,7 @@ def main() -> None:
         print(f"### {bench}\n")
         print("| method | " + " | ".join(METRICS) + " |")
         print("|---|" + "---|" * len(METRICS))
-        for m in METHODS:
+        for m in methods:
             vals = []
             for metric in METRICS:
                 row = cells[
