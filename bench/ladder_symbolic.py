@@ -62,8 +62,7 @@ def main() -> None:
         frame = grip_frame(store, [res.run_id])
         cells = aggregate(frame, by=("benchmark", "method"))
         deltas = [
-            paired_deltas(frame, a, b, metrics=("Success", "Earned", "Recovery"))
-            for a, b in pairs
+            paired_deltas(frame, a, b, metrics=("Success", "Earned", "Recovery")) for a, b in pairs
         ]
         store.close()
     out: dict[str, object] = {
