@@ -252,10 +252,11 @@ class SymbolicAgent(AgentBase):
                 self.hinted.remove(cond.slot)
         got = {c.slot for c in read}
         for s in self.pending_ask:
-            if s in got:
-                self.ask_log.append((s, before.get(s) != self.belief.get(s)))
-            elif s not in self.declined:
-                self.declined.append(s)  # nothing read for it: declined or unreadable
+            # paid = the reply told the agent something new about the slot; a question it
+            # could read nothing from (declined, or unreadable) did not pay either
+            self.ask_log.append((s, s in got and before.get(s) != self.belief.get(s)))
+            if s not in got and s not in self.declined:
+                self.declined.append(s)
         self.pending_ask = ()
         self._seen_texts.append(text)
         self._replies.append(text)
