@@ -124,7 +124,7 @@ class Match:
 
 def _find(phrase: str, text: str) -> int:
     """Position of ``phrase`` in ``text`` on word boundaries, or -1."""
-    if not phrase:
+    if not phrase or phrase not in text:  # cheap test first: most candidates miss
         return -1
     m = re.search(r"(?<![\w#])" + re.escape(phrase) + r"(?![\w])", text)
     return m.start() if m else -1
