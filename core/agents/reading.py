@@ -247,8 +247,11 @@ class ReplyReader:
         text = norm(raw)
         items = schema.get("items") or {}
         out = [Condition(slot=slot, op=op, value=v) for v in held]
+        if isinstance(items, dict) and items.get("type") == "object":
+            got = self._object_list(slot, op, items, raw, text)
+            return out + ([got] if got is not None else [])
         if not isinstance(items, dict) or items.get("type") not in (None, "string"):
-            return out  # lists of structured objects: only what the belief already holds
+            return out
         found: list[tuple[int, str]] = []
         for tok in id_tokens([raw, *seen]):
             one = Condition(slot=slot, op=op, value=json.dumps([tok]))
@@ -262,6 +265,45 @@ class ReplyReader:
             found.sort()
             out.append(Condition(slot=slot, op=op, value=json.dumps([t for _, t in found])))
         return out
+
+    def _object_list(
+        self, slot: str, op: str, items: dict[str, Any], raw: str, text: str
+    ) -> Condition | None:
+        """A list of small objects (e.g. flight legs) named by id-like tokens of the reply.
+
+        Items with at most two required string fields are assembled from the reply's id-like
+        tokens; an item is read when the world's words for a one-item list occur in the reply,
+        and the items keep the order in which the reply names them.
+        """
+        props = items.get("properties") or {}
+        req = [str(k) for k in (items.get("required") or list(props))]
+        if (
+            not req
+            or len(req) > 2
+            or any((props.get(k) or {}).get("type") not in (None, "string") for k in req)
+        ):
+            return None
+        toks = id_tokens([raw])[:8]
+        found: list[tuple[int, dict[str, str]]] = []
+        taken: list[tuple[int, int]] = []
+        combos: list[tuple[str, ...]] = (
+            [(t,) for t in toks]
+            if len(req) == 1
+            else [(a, b) for a in toks for b in toks if a != b]
+        )
+        for combo in combos:
+            item = dict(zip(req, combo, strict=True))
+            words = self._value_words(Condition(slot=slot, op=op, value=json.dumps([item])))
+            pos = _find(words, text) if words else -1
+            if pos < 0 or any(pos < e and s < pos + len(words) for s, e in taken):
+                continue
+            taken.append((pos, pos + len(words)))
+            found.append((pos, item))
+        if not found:
+            return None
+        found.sort(key=lambda x: x[0])
+        value = json.dumps([item for _, item in found], separators=(",", ":"), sort_keys=True)
+        return Condition(slot=slot, op=op, value=value)
 
     # -- reading -------------------------------------------------------------------------------
     def read(

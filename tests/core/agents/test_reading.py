@@ -76,3 +76,15 @@ def test_context_facts_in_plain_words() -> None:
     assert ReplyReader.context("Sure, my user id is omar_kowalski_6161.") == {
         "user_id": "omar_kowalski_6161"
     }
+
+
+def test_flight_legs_are_read_from_their_tokens() -> None:
+    w = load_world("tau2_airline")
+    slot = "arg:0:update_reservation_flights:flights"
+    text = "Hmm, I think the flights should be HAT045 on 2024-05-26 and HAT052 on 2024-05-27."
+    (got,) = _reader(w).read(text, {slot: ("=", [])})
+    legs = json.loads(str(got.value))
+    assert legs == [
+        {"date": "2024-05-26", "flight_number": "HAT045"},
+        {"date": "2024-05-27", "flight_number": "HAT052"},
+    ]
