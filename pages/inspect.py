@@ -286,6 +286,9 @@ with reveal_tab:
             )
         st.markdown("**Mask** (how the request treats each slot of the truth)")
         st.dataframe(pd.DataFrame([m.model_dump() for m in rv.mask]), hide_index=True)
+        if rv.lessons:
+            st.markdown("**Lesson book** (A3, in force for this episode)")
+            st.text("\n".join(rv.lessons))
 
 with compare_tab:
     others = [i for i in ids if i != episode_id]

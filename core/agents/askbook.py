@@ -5,7 +5,8 @@ agent's literal reading mentions, how many slots of that family it holds, capped
 :data:`COUNT_CAP`) and by the slot family of a question
 (``attr`` / ``option`` / ``price`` on the shop, the argument name on τ²). It never holds values,
 sample ids or entity names. It starts empty, grows only from the finished episodes of its own
-run unit (one benchmark × persona × seed within one run) and is never persisted across runs.
+run unit (one benchmark × persona × seed within one run), in generations (a run option, see
+:attr:`core.model.run.RunSpec.a3_generation_size`), and is never persisted across runs.
 """
 
 from __future__ import annotations
@@ -58,16 +59,50 @@ def signature(benchmark: str, slots: Iterable[str]) -> str:
 
 @dataclass
 class AskBook:
-    """Per-signature question statistics (asked, paid) by slot family."""
+    """Per-signature question statistics (asked, paid) by slot family, kept in generations.
+
+    Finished episodes record into a pending table; :meth:`commit` folds it into the book at the
+    end of a generation, so every episode of one generation plays against the same book (as the
+    LLM lesson book, which is rewritten only between generations).
+    """
 
     stats: dict[str, dict[str, list[int]]] = field(default_factory=dict)
     episodes: int = 0
+    generation: int = 0
+    pending: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    committed_episodes: int = 0
 
     def record(self, sig: str, family: str, paid: bool) -> None:
-        """Count one answered question about ``family`` under ``sig``."""
-        cell = self.stats.setdefault(sig, {}).setdefault(family, [0, 0])
+        """Count one answered question about ``family`` under ``sig`` (pending until commit)."""
+        cell = self.pending.setdefault(sig, {}).setdefault(family, [0, 0])
         cell[0] += 1
         cell[1] += int(paid)
+
+    def commit(self) -> None:
+        """End a generation: fold the pending counts into the book."""
+        for sig, fams in self.pending.items():
+            for fam, (n, k) in fams.items():
+                cell = self.stats.setdefault(sig, {}).setdefault(fam, [0, 0])
+                cell[0] += n
+                cell[1] += k
+        self.pending = {}
+        self.generation += 1
+        self.committed_episodes = self.episodes
+
+    def event(self, generation_size: int) -> dict[str, object]:
+        """The fields of the ``lesson_book`` event recording this book."""
+        rows = [
+            {"signature": sig, "family": fam, "asked": n, "paid": k}
+            for sig, fams in sorted(self.stats.items())
+            for fam, (n, k) in sorted(fams.items())
+        ]
+        return {
+            "book": "askbook",
+            "generation": self.generation,
+            "generation_size": generation_size,
+            "episodes_seen": self.committed_episodes,
+            "lessons": tuple(rows),
+        }
 
     def rate(self, sig: str, family: str) -> float | None:
         """Trusted pay-off rate of ``family`` under ``sig`` (None with too few trials)."""

@@ -4,8 +4,9 @@ One protocol, stated once (:class:`Agent`) with no-op defaults (:class:`AgentBas
 (:mod:`core.engine.driver`) calls exactly these hooks, in this order, and nothing else:
 
 1. ``bind(ctx)`` once when a drive starts (again if a later drive continues the episode), with
-   an :class:`EpisodeBinding`: the episode id, the event feed the agent may read, and — for
-   agents that declare ``privileged = True`` only (ORACLE, the RS skylines) — the truth probe;
+   an :class:`EpisodeBinding`: the episode id and — for agents that declare
+   ``privileged = True`` only (ORACLE, the RS skylines) — the event feed and the truth probe;
+   every other agent learns only from the agent view handed to ``act``;
 2. ``act(view)`` (sync drives) or ``await aact(view)`` (async drives) per turn, each followed by
    ``pop_repairs()``: how the agent's parser fixed the reply behind that action;
 3. ``observe_end(view)`` once the episode has ended (also after an error ending);
@@ -76,18 +77,25 @@ class EpisodeBinding:
 
     Attributes:
         episode_id: The episode.
-        feed: The event log the agent may read. Today every agent gets the whole log (the
-            symbolic policies read only user replies and observations from it); narrowing
-            agents to what the agent view shows means changing this one field.
+        feed: The event log, for privileged agents only (ORACLE, RS). Ordinary agents get
+            ``None``: everything they may know arrives in the agent view passed to ``act``
+            (the transcript's text, their own actions, observations), which carries no
+            structured disclosure, shift record, intent id or hidden value.
         truth: The privileged probe; set only for agents with ``privileged = True``.
     """
 
     episode_id: str
-    feed: EventFeed
+    feed: EventFeed | None = None
     truth: TruthProbe | None = None
 
     def events(self) -> list[Event]:
-        """The episode's events as the feed shows them now."""
+        """The episode's events as the feed shows them now (privileged agents only).
+
+        Raises:
+            PermissionError: For a binding without a feed (every ordinary agent).
+        """
+        if self.feed is None:
+            raise PermissionError("this agent sees its agent view only, not the event log")
         return self.feed.events(self.episode_id)
 
 

@@ -14,7 +14,7 @@ from core.model.intent import Intent
 
 SYMBOLIC_NOTE = (
     "symbolic policies are an offline approximation of the LLM methods: they act on the literal "
-    "reading of the request and the structured disclosures of user replies"
+    "reading of the request and read the text of the user's replies (never a structured disclosure)"
 )
 """The label every report of symbolic numbers carries."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pydantic import Field, ValidationError
@@ -22,6 +22,7 @@ from core.agents.prompts import fill, load_prompt
 from core.llm.types import ChatModel
 from core.model.base import Strict
 from core.model.episode import AgentView
+from core.model.events import AgentActed, Event, ProposalJudged, UserReplied
 
 MAX_LESSONS = 8
 """Cap on the number of lessons in a book."""
@@ -54,15 +55,69 @@ def redact(text: str, banned: Iterable[str] = ()) -> str:
     return out
 
 
-def digest(view: AgentView, banned: Iterable[str] = ()) -> dict[str, Any]:
-    """An agent-observable, redacted digest of a finished episode (no sample id, no query)."""
+_REPLY_CREDIT = {
+    "answer": "answered",
+    "decline": "declined",
+    "already_asked": "already answered before",
+    "confusion": "not understood",
+    "context": "answered",
+    "mute": "no reply",
+}
+
+
+def credit_labels(events: Sequence[Event]) -> list[dict[str, Any]]:
+    """Credit labels of a finished episode, computed by code from its events.
+
+    Only what the agent could observe is labelled — how each question was received (answered,
+    declined, already answered, not understood) with the number of facts it drew, and whether
+    each final answer was accepted — never a hidden value, slot id or silent shift. The
+    reflection then judges what happened, not only the strategy it reads in the transcript.
+    """
+    out: list[dict[str, Any]] = []
+    pending: dict[str, Any] | None = None
+    for ev in events:
+        if isinstance(ev, AgentActed) and ev.action.kind == "ask" and not ev.forced_final:
+            pending = {"turn": ev.turn, "question": "no reply"}
+            out.append(pending)
+        elif isinstance(ev, UserReplied) and pending is not None:
+            pending["question"] = _REPLY_CREDIT.get(ev.reply_kind, ev.reply_kind)
+            pending["facts"] = sum(1 for d in ev.disclosures if d.value is not None)
+            pending = None
+        elif isinstance(ev, ProposalJudged):
+            out.append(
+                {
+                    "turn": ev.turn,
+                    "final_answer": "accepted" if ev.accepted else "rejected",
+                    "via": "operation" if ev.via == "operation" else "answer",
+                }
+            )
+    return out
+
+
+def digest(
+    view: AgentView,
+    banned: Iterable[str] = (),
+    *,
+    credit: Sequence[dict[str, Any]] = (),
+    is_proposal: Callable[[Any], bool] | None = None,
+) -> dict[str, Any]:
+    """An agent-observable, redacted digest of a finished episode (no sample id, no query).
+
+    Args:
+        view: The final agent view.
+        banned: Entity names to redact.
+        credit: Credit labels computed by code (:func:`credit_labels`).
+        is_proposal: Whether an environment action is a proposal (WebShop's Buy Now), which
+            digests as a final answer, not as an operation.
+    """
     turns: list[dict[str, str]] = []
     for e in view.transcript:
         if e.role == "agent" and e.action is not None:
             if e.action.kind == "ask":
                 turns.append({"asked": redact(e.action.text, banned)[:200]})
             elif e.action.kind == "env":
-                turns.append({"did": "operation"})
+                final = is_proposal is not None and is_proposal(e.action.action)
+                turns.append({"did": "final answer (by operation)" if final else "operation"})
             elif e.action.kind == "propose":
                 turns.append({"did": "final answer"})
             else:
@@ -74,6 +129,7 @@ def digest(view: AgentView, banned: Iterable[str] = ()) -> dict[str, Any]:
         "outcome": view.outcome.value if view.outcome else "unknown",
         "questions": asks,
         "turns": turns[-24:],
+        "credit": list(credit)[-24:],
     }
 
 
@@ -178,3 +234,13 @@ class LessonBook:
     def snapshot(self) -> list[dict[str, Any]]:
         """JSON-ready lessons."""
         return [x.model_dump() for x in self.lessons]
+
+    def event(self, generation_size: int, episodes_seen: int) -> dict[str, Any]:
+        """The fields of the ``lesson_book`` event recording this book."""
+        return {
+            "book": "lessons",
+            "generation": self.generation,
+            "generation_size": generation_size,
+            "episodes_seen": episodes_seen,
+            "lessons": tuple(self.snapshot()),
+        }

@@ -82,7 +82,12 @@ def system_prompt(
     name = "format" if action_format == "text" else "format_tools"
     fmt = load_prompt(name if method.can_ask else name + "_noask")
     base = fill(load_prompt("base"), format=fmt, domain=domain_text(benchmark, tools))
-    guidance = fill(load_prompt(method.id), lessons=lessons, intent=intent)
+    if method.self_evolving:
+        # A3 extends the budget planner: A2's guidance in full, then the lesson book
+        planner = fill(load_prompt("A2"), lessons="", intent="")
+        guidance = planner + "\n\n" + fill(load_prompt(method.id), lessons=lessons, intent="")
+    else:
+        guidance = fill(load_prompt(method.id), lessons=lessons, intent=intent)
     return f"{base}\n\n{guidance}".strip()
 
 

@@ -3,27 +3,33 @@
 An offline approximation of the LLM methods, labelled as such wherever its numbers appear. A
 symbolic agent starts from the *literal reading* of the opening request (the conditions a rule
 reader extracts from the query text, compiled over the request's host task) and updates a belief
-from the *structured disclosures* of the user's replies. It plans real tool calls through the
-host's ``compile_intent`` hook over its belief (relaxing conditions the host cannot satisfy),
-executes them one per turn, and proposes. Methods differ only in their question strategy:
+by *reading the text* of the user's replies (:mod:`core.agents.reading`): it consumes its agent
+view alone — the transcript's text, its own actions and the observations — never an event, a
+structured disclosure or a slot id it did not form itself (docs/PROTOCOL.md). It plans real
+tool calls through the host's ``compile_intent`` hook over its belief (relaxing conditions the
+host cannot satisfy), executes them one per turn, and proposes. Methods differ only in their
+question strategy:
 
 * B0 / L0 / LIT never ask (L0 additionally faces a mute user; LIT never revises its reading);
-  B0 revises after a rejection by dropping the literal condition a hint points at, or else the
-  next unconfirmed one.
+  B0 revises after a rejection by dropping the literal condition the rejection's words point
+  at, or else the next unconfirmed one.
 * A0 asks one question before its first proposal and keeps only the latest reply.
 * A1 remembers every reply (newer values replace older ones) and opens with one wide question.
 * A2 plans questions against the visible patience meter (keeps one rejection survivable),
   re-asks declined slots, and verifies executed writes before committing.
-* A3 is A2 plus an :class:`~core.agents.askbook.AskBook` shared within its run unit: it skips
-  question families that did not pay off for requests with the same signature.
+* A3 is A2 plus an :class:`~core.agents.askbook.AskBook` shared within its run unit (moving
+  only between generations): it skips question families that did not pay off for requests
+  with the same signature.
 * RS is told the current intent (a privileged feed) and never asks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable
 from typing import Any
 
+from core.agents import reading
 from core.agents.askbook import AskBook, signature, slot_family
 from core.agents.base import AgentBase, EpisodeBinding, EventFeed
 from core.agents.methods import MethodSpec, method_spec
@@ -32,14 +38,16 @@ from core.errors import DriftBenchError
 from core.model.actions import Ask, EnvOp, Malformed, Propose
 from core.model.cache import LockedLRU
 from core.model.episode import AgentView
-from core.model.events import Event, ObservationRecorded, UserReplied
 from core.model.intent import Condition, Intent
 from core.model.world import EnvAction
-from core.protocol.hooks import compile_intent
+from core.protocol.hooks import compile_intent, slot_lexicon
 
 ActionT = EnvOp | Ask | Propose | Malformed
 IntentSource = Callable[[], Intent]
 """Returns the user's current intent (RS skyline only)."""
+
+OPEN_QUESTION = "Is there anything else about what you want that I should know?"
+"""The open question a text-reading agent asks when nothing specific is left to ask."""
 
 RESERVE_REJECTIONS = 1
 """A2/A3 keep this many rejections affordable when planning questions."""
@@ -124,47 +132,101 @@ class SymbolicAgent(AgentBase):
         self._seen = 0
         self._tools = {t.name: t for t in world.tools()}
         self._binding: EpisodeBinding | None = None
+        self._reader = reading.ReplyReader(world, self._tools)
+        self._family_slots = reading.family_slots(world, self.belief)
+        self._named_write: str | None = None
+        self._looked_up: set[str] = set()
+        self._observed: dict[str, Any] = {}
+        self._replies: list[str] = []
+        self._seen_texts: list[str] = [""]
+        self._last_action: Any = None
+        self._reaction_next = False
         self._plans = _memo(world, "symbolic_plans")
         self._call_keys = _memo(world, "symbolic_call_keys")
 
     # -- observation ---------------------------------------------------------------------------
     def bind(self, ctx: EpisodeBinding) -> None:
-        """Read agent-observable events from the binding's feed before each action.
+        """Keep the binding (only RS uses it: the truth probe). No event is ever read.
 
-        Only user replies (their text and structured disclosures) and environment observations
-        are used; hidden state in other events is never read. Binding again (a later drive of
-        the same episode) keeps the agent's memory and continues where it stopped reading.
+        A symbolic agent consumes its agent view alone: the transcript's text and its own
+        actions, read in :meth:`act`. Binding again (a later drive of the same episode) keeps
+        the agent's memory; it continues from the transcript entries it has not read yet.
         """
         self._binding = ctx
 
     def attach(self, log: EventFeed, episode_id: str) -> None:
-        """Bind to ``episode_id`` read from ``log`` (no truth probe): :meth:`bind` by hand."""
-        self.bind(EpisodeBinding(episode_id=episode_id, feed=log))
+        """Bind to ``episode_id`` with no truth probe (the feed is not read)."""
+        self.bind(EpisodeBinding(episode_id=episode_id))
 
-    def _pull(self) -> None:
-        if self._binding is None:
-            return
-        events = self._binding.events()
-        new = events[self._seen :]
-        self._seen = len(events)
-        self.observe(new)
+    def read_view(self, view: AgentView) -> None:
+        """Read the transcript entries of ``view`` not read yet (text and own actions only)."""
+        entries = view.transcript[self._seen :]
+        self._seen = len(view.transcript)
+        for e in entries:
+            if e.role == "agent":
+                self._last_action = e.action
+                a = e.action
+                if a is not None and (
+                    a.kind == "propose"
+                    or (a.kind == "env" and self.world.is_proposal_action(a.action))
+                ):
+                    self._reaction_next = True
+            elif e.role == "environment":
+                a = self._last_action
+                if a is not None and a.kind == "env":
+                    self._on_observation(a.action, e.text)
+                    self._last_action = None
+            elif e.role == "user":
+                if self._reaction_next:
+                    self._reaction_next = False
+                    self._on_reaction(e.text)
+                else:
+                    self._on_reply(e.text)
 
-    def observe(self, events: Sequence[Event]) -> None:
-        """Feed agent-observable events (user replies with their disclosures, observations)."""
-        for ev in events:
-            if isinstance(ev, UserReplied):
-                self._on_reply(ev)
-            elif isinstance(ev, ObservationRecorded):
-                self._on_observation(ev)
+    def _on_reaction(self, text: str) -> None:
+        """A reaction the episode went on after: a rejection (its words may point somewhere)."""
+        self.awaiting_verdict = False
+        self.rejections += 1
+        self.questions_since_rejection = 0
+        pointed = self._pointed_at(text)
+        self.hinted = [s for s in pointed if s not in self.hinted] + self.hinted
 
-    def _on_reply(self, ev: UserReplied) -> None:
-        if ev.reply_kind in ("rejection", "acceptance"):
-            self.awaiting_verdict = False
-            if ev.reply_kind == "rejection":
-                self.rejections += 1
-                self.questions_since_rejection = 0
-                self.hinted = [s for s in ev.hinted if s not in self.hinted] + self.hinted
-        if not self.method.memory and ev.reply_kind == "answer":
+    def _pointed_at(self, text: str) -> list[str]:
+        """Known slots whose plain-word label or cue words occur in ``text``."""
+        low = " " + reading.norm(text) + " "
+        out = []
+        for slot in self._known_slots():
+            cond = self.belief.get(slot) or Condition(slot=slot, value="")
+            try:
+                lex = slot_lexicon(self.world, cond)
+                words = {lex.label, *lex.cues}
+            except Exception:  # noqa: BLE001 - a slot the world cannot describe
+                words = set()
+            words.add(_label(slot))
+            if any(w and f" {w.lower()} " in low for w in words if len(w) >= 3):
+                out.append(slot)
+        return out
+
+    def _known_slots(self) -> list[str]:
+        """Slots the agent knows of: its belief, its reading, its questions, planned writes."""
+        out = dict.fromkeys([*self.belief, *self.literal.slot_map(), *self.pending_ask])
+        for slot in self._missing_slots():
+            out.setdefault(slot, None)
+        for slot in self._family_slots:
+            out.setdefault(slot, None)
+        for slot in list(out):
+            got = reading.parse_slot(slot)
+            if got is None:
+                continue
+            spec = self._tools.get(got[1])
+            props = (spec.parameters.get("properties") or {}) if spec is not None else {}
+            for p in props:
+                out.setdefault(f"arg:{got[0]}:{got[1]}:{p}", None)
+        return list(out)
+
+    def _on_reply(self, text: str) -> None:
+        """A reply to a question (or unsolicited words): read it into the belief."""
+        if not self.method.memory and self.pending_ask:
             # A0 keeps only the latest reply: forget earlier disclosures
             for slot in list(self.confirmed):
                 lit = self.literal.slot_map().get(slot)
@@ -174,35 +236,94 @@ class SymbolicAgent(AgentBase):
                     self.belief[slot] = lit
             self.confirmed.clear()
         before = dict(self.belief)
-        for d in ev.disclosures:
-            if d.how == "context" and d.value is not None:
-                self.context[d.slot] = str(d.value)
-            elif d.value is not None:
-                self.belief[d.slot] = Condition(slot=d.slot, op=self._op(d.slot), value=d.value)
-                self.confirmed.add(d.slot)
-                self.dropped.discard(d.slot)
-                if d.slot in self.hinted:
-                    self.hinted.remove(d.slot)
-        for s in ev.declined:
-            if s not in self.declined:
+        self.context.update(self._reader.context(text))
+        slots: dict[str, tuple[str, list[Any]]] = {}
+        for slot in self._known_slots():
+            pair = (self.belief.get(slot), self.literal.slot_map().get(slot))
+            held = [c.value for c in pair if c is not None]
+            slots[slot] = (self._op(slot), held)
+        read = self._reader.read(text, slots, self._seen_texts)
+        for cond in read:
+            op = self._op(cond.slot)
+            self.belief[cond.slot] = Condition(slot=cond.slot, op=op, value=cond.value)
+            self.confirmed.add(cond.slot)
+            self.dropped.discard(cond.slot)
+            if cond.slot in self.hinted:
+                self.hinted.remove(cond.slot)
+        got = {c.slot for c in read}
+        for s in self.pending_ask:
+            # paid = the reply told the agent something new about the slot; a question it
+            # could read nothing from (declined, or unreadable) did not pay either
+            self.ask_log.append((s, s in got and before.get(s) != self.belief.get(s)))
+            if s not in got and s not in self.declined:
                 self.declined.append(s)
-        if ev.reply_kind in ("answer", "decline", "already_asked", "confusion", "context"):
-            for s in self.pending_ask:
-                if s in ev.declined:
-                    continue
-                changed = before.get(s) != self.belief.get(s)
-                self.ask_log.append((s, changed))
-            self.pending_ask = ()
+        self.pending_ask = ()
+        self._seen_texts.append(text)
+        self._replies.append(text)
 
-    def _on_observation(self, ev: ObservationRecorded) -> None:
+    def _lookup(self) -> EnvAction | None:
+        """A read call that may show the ids a reply named in words (e.g. a payment method).
+
+        When a planned write still lacks a required argument, call a read tool not called yet
+        whose required arguments the agent can fill from what it holds (its belief, stated
+        context, fields of earlier observations).
+        """
+        if self.method.literal or self.method.informed or not self._missing_slots():
+            return None
+        for name, spec in sorted(self._tools.items()):
+            if spec.kind != "read":
+                continue
+            req = list(spec.parameters.get("required") or [])
+            if not req:
+                continue
+            args = {p: self._held_value(p) for p in req}
+            if any(v is None for v in args.values()):
+                continue
+            act = EnvAction(tool=name, args=args)
+            key = _plain_call_key(act)
+            if key in self._looked_up:
+                continue
+            self._looked_up.add(key)
+            return act
+        return None
+
+    def _held_value(self, param: str) -> Any:
+        for slot, cond in sorted(self.belief.items()):
+            got = reading.parse_slot(slot)
+            if got is not None and got[2] == param and slot not in self.dropped:
+                try:
+                    return json.loads(str(cond.value))
+                except json.JSONDecodeError:
+                    return cond.value
+        if param in self.context:
+            return self.context[param]
+        return self._observed.get(param)
+
+    def _reread(self) -> None:
+        """Read earlier replies again for still-missing arguments (new ids were observed)."""
+        missing = self._missing_slots()
+        if not missing or not self._replies:
+            return
+        slots: dict[str, tuple[str, list[Any]]] = {s: (self._op(s), []) for s in missing}
+        for text in self._replies:
+            for cond in self._reader.read(text, slots, self._seen_texts):
+                if cond.slot in slots and cond.slot not in self.belief:
+                    self.belief[cond.slot] = cond
+                    self.confirmed.add(cond.slot)
+
+    def _on_observation(self, action: EnvAction, text: str) -> None:
         self.acted = True
-        spec = self._tools.get(ev.action.tool)
+        self._seen_texts.append(text)
+        if self._tools.get(action.tool) is not None and self._tools[action.tool].kind == "read":
+            _harvest(text, self._observed)
+            self._reread()
+        spec = self._tools.get(action.tool)
         if spec is not None and spec.kind == "write":
-            key = self._call_key(ev.action)
-            if ev.ok:
+            key = self._call_key(action)
+            if not text.lstrip().lower().startswith("error"):
                 self.done_writes.append(key)
             else:
-                self.failed_writes.append(ev.action)
+                self.failed_writes.append(action)
 
     def _op(self, slot: str) -> Any:
         lit = self.literal.slot_map().get(slot)
@@ -286,6 +407,8 @@ class SymbolicAgent(AgentBase):
             if c.slot.startswith("arg:"):
                 _, idx, tool, arg = c.slot.split(":", 3)
                 by_write.setdefault((int(idx), tool), set()).add(arg)
+        if not by_write and self._named_write is not None:
+            by_write[(0, self._named_write)] = set()
         out = []
         for (i, tool), have in sorted(by_write.items()):
             spec = specs.get(tool)
@@ -330,7 +453,7 @@ class SymbolicAgent(AgentBase):
             return None
         cands = self._candidates()
         if not cands:
-            return None
+            return self._open_question(view)
         if m.id == "A0":
             # at most one question before the first proposal, then one per rejection
             limit_ok = (self.proposals == 0 and self.questions == 0) or (
@@ -353,6 +476,26 @@ class SymbolicAgent(AgentBase):
             re_ask = [s for s in self.declined if s in cands and self.asked.get(s, 0) < 2]
             asks = tuple(re_ask[:1]) if re_ask else tuple(cands[:2])
         return self._ask(asks)
+
+    def _open_question(self, view: AgentView) -> Ask | None:
+        """Ask one open question when nothing specific is left to ask.
+
+        After a rejection (A0 also before its first proposal): the user then says what is still
+        missing in their own words.
+        """
+        m = self.method
+        first = self.proposals == 0 and self.questions == 0
+        after_rejection = self.rejections > 0 and self.questions_since_rejection == 0
+        if m.id == "A0" and not (first or after_rejection):
+            return None
+        if m.id != "A0" and not after_rejection:
+            return None
+        if m.planner and self._affordable_questions(view) < 1:
+            return None
+        self.questions += 1
+        self.questions_since_rejection += 1
+        self.pending_ask = ()
+        return Ask(text=OPEN_QUESTION, asks=())
 
     def _ask(self, asks: tuple[str, ...]) -> Ask:
         self.questions += 1
@@ -391,12 +534,19 @@ class SymbolicAgent(AgentBase):
 
     # -- the policy ------------------------------------------------------------------------------
     def act(self, view: AgentView) -> ActionT:
-        """Return the next action for ``view``."""
-        self._pull()
+        """Return the next action for ``view`` (read from the view alone)."""
+        if not self._seen_texts[0]:
+            self._seen_texts[0] = view.query
+            if not any(s.startswith("arg:") for s in self.belief):
+                self._named_write = reading.named_write(view.query, self._tools)
+        self.read_view(view)
         if self.awaiting_verdict:
             self.awaiting_verdict = False
         if view.forced_final:
             return self._propose(view)
+        look = self._lookup()
+        if look is not None:
+            return EnvOp(action=look)
         if self.rejections > self._revised:
             self._revised = self.rejections
             if not self.method.can_ask:
@@ -425,6 +575,7 @@ class SymbolicAgent(AgentBase):
 
     def observe_end(self, view: AgentView) -> None:
         """A3: fold this episode's question outcomes into the shared book."""
+        self.read_view(view)
         if self.askbook is None:
             return
         for slot, paid in self.ask_log:
@@ -445,12 +596,27 @@ class InformedSymbolicAgent(SymbolicAgent):
 
 
 def _json(value: str) -> str:
-    import json
-
     return json.dumps(value)
 
 
-def _plain_call_key(action: EnvAction) -> str:
-    import json
+def _harvest(text: str, out: dict[str, Any]) -> None:
+    """Remember scalar fields of a JSON observation (first value per key wins)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return
+    stack = [data]
+    while stack:
+        cur = stack.pop(0)
+        if isinstance(cur, dict):
+            for k, v in cur.items():
+                if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                    out.setdefault(str(k), v)
+                else:
+                    stack.append(v)
+        elif isinstance(cur, list):
+            stack.extend(cur)
 
+
+def _plain_call_key(action: EnvAction) -> str:
     return action.tool + json.dumps(action.args, sort_keys=True, default=str)

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "grip",
         help="GRIP report (eleven metrics, mean ± sd over seeds) of one or more runs",
         description=(
-            "Score the ended episodes of RUN(s) with GRIP (grip-1) and print one row per cell. "
+            "Score the ended episodes of RUN(s) with GRIP (grip-2) and print one row per cell. "
             "Undefined values print as '—' (table), null (JSON) or empty (CSV), never 0."
         ),
     )
@@ -63,16 +63,34 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--api-key-env", default=None, metavar="VAR", help="variable holding the judges' API key"
     )
+    p.add_argument(
+        "--check-protocol",
+        action="store_true",
+        help=(
+            "instead of GRIP: recount the persona statistics of the run(s) from their events "
+            "(Wilson 99%% intervals, de-duplicated by draw key) and count rule violations; "
+            "exit 1 when a departure is found"
+        ),
+    )
     p.set_defaults(handler=cmd_grip)
 
 
 def cmd_grip(args: argparse.Namespace) -> int:
-    """Build and print the report."""
+    """Build and print the report (or, with ``--check-protocol``, the protocol recount)."""
     from core.grip.report import build_report, report_csv, report_table
 
     apply_model_flags(args)
     _check_judges(args.judges)
     store = open_store(args, create=False)
+    if getattr(args, "check_protocol", False):
+        from core.grip.protocol_check import check_runs, check_table
+
+        check = check_runs(store, args.runs)
+        if args.json or args.fmt == "json":
+            print(json.dumps(check.to_json(), ensure_ascii=False, allow_nan=False))
+        else:
+            print(check_table(check))
+        return 0 if check.ok else 1
     report = build_report(
         store,
         args.runs,

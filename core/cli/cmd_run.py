@@ -70,6 +70,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--split", default=None, choices=KNOWN_SPLITS, help="only samples of this split")
     p.add_argument(
+        "--a3-generation-size",
+        type=int,
+        default=None,
+        metavar="N",
+        help="A3: episodes per lesson-book generation (default 25); the book is rewritten "
+        "after each generation and the episodes of one generation run against the same book",
+    )
+    p.add_argument(
         "--name",
         default=None,
         help="run name (default: the run id); the same spec under a new name is a new run",
@@ -180,6 +188,10 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         raise ConfigError(f"{args.seeds} is more than {MAX_SEEDS} (the limit)", field="--seeds")
     if args.limit is not None and args.limit < 1:
         raise ConfigError("must be at least 1", field="--limit")
+    gen = getattr(args, "a3_generation_size", None)
+    if gen is not None and gen < 1:
+        raise ConfigError("must be at least 1", field="--a3-generation-size")
+    extra = {"a3_generation_size": gen} if gen is not None else {}
     from pydantic import ValidationError
 
     try:
@@ -196,6 +208,7 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
             limit=args.limit,
             source=getattr(args, "source", None),
             split=getattr(args, "split", None),
+            **extra,
         )
     except ValidationError as exc:
         err = exc.errors()[0]

@@ -176,7 +176,8 @@ class Drive:
         live = load(self.log, self.episode_id, self.world_loader, self.voice)
         truth = Truth(live) if self.agent.privileged else None
         try:
-            self.agent.bind(EpisodeBinding(episode_id=self.episode_id, feed=self.log, truth=truth))
+            feed = self.log if self.agent.privileged else None  # others: the agent view only
+            self.agent.bind(EpisodeBinding(episode_id=self.episode_id, feed=feed, truth=truth))
         except Exception as exc:  # noqa: BLE001 - a failing agent ends the episode as ERROR
             self._fail(live, exc)
         return live

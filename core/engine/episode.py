@@ -21,7 +21,9 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
+from core.agents.methods import LADDER, user_voice_for
 from core.agents.wire import ActionRepair
 from core.engine import rules
 from core.engine.driver import Drive, abort, abort_for, arun, run, step_live
@@ -42,7 +44,7 @@ from core.errors import ConfigError, ProtocolError
 from core.model.actions import AgentAction
 from core.model.config import ProtocolConfig
 from core.model.episode import AgentView, EpisodeHeader, UserView
-from core.model.events import EpisodeStarted, UserReplied
+from core.model.events import EpisodeStarted, LessonBookUsed, UserReplied
 from core.model.intent import IntentGraph
 from core.model.persona import Persona
 from core.model.sample import Sample
@@ -94,6 +96,7 @@ def start(
     run_id: str | None = None,
     episode_id: str | None = None,
     world_loader: WorldLoader | None = None,
+    lesson_book: dict[str, Any] | None = None,
 ) -> str:
     """Create an episode and record its opening events.
 
@@ -110,6 +113,8 @@ def start(
         run_id: Sweep id, if any.
         episode_id: Explicit id (a random one when None).
         world_loader: ``benchmark -> HostWorld`` (the registry by default).
+        lesson_book: A3's book in force (fields of
+            :class:`~core.model.events.LessonBookUsed`), recorded right after the start.
 
     Returns:
         The episode id.
@@ -133,6 +138,8 @@ def start(
         ) from None
     world = (world_loader or default_loader)(sample.benchmark)
     method = method or agent_spec
+    if method.upper() in LADDER and user_voice != HUMAN:
+        user_voice = user_voice_for(method, user_voice)  # L0: the mute user, on every path
     eid = episode_id or uuid.uuid4().hex[:16]
     header = EpisodeHeader(
         episode_id=eid,
@@ -167,6 +174,8 @@ def start(
         patience_visible=cfg.shows_patience(method),
         tools=tuple(t.name for t in world.tools()),
     )
+    if lesson_book is not None:
+        em.emit(LessonBookUsed, **lesson_book)
     shifts.mark_due(em, cfg)
     log.append(eid, em.drain())
     if user_voice in ("template", "mute", HUMAN):  # LLM voices are built on first use

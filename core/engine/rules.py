@@ -138,9 +138,11 @@ def say(
     st = live.state
     assert st.persona is not None
     voice = voice or live.voice
-    if voice is None or (reaction and voice.name == "mute"):
-        voice = TemplateVoice()  # the template phrases it (the mute user's reactions)
-    if voice.name == "mute" and not reaction:
+    if voice is None:
+        voice = TemplateVoice()  # the simulator answering one message for a person
+    if voice.name == "mute":
+        # the L0 floor: no words at all from the user — answers, rejections (hints included)
+        # and the acceptance are all the mute line, and nothing is disclosed
         plan = user.ReplyPlan(kind="mute", turn=plan.turn, question=plan.question, asked=plan.asked)
     try:
         out = voice.say(plan, st.persona, st.rng_key)

@@ -1,4 +1,14 @@
-"""Paired method deltas on the same samples, with seeded bootstrap 95 % intervals."""
+"""Paired method deltas on the same samples, with seeded bootstrap 95 % intervals.
+
+Common random numbers: every coin of an episode (decline, volunteer, hint, shift fates and
+triggers, voice lines) is keyed by (graph, sample, seed) and the draw counter, never by method
+or persona (docs/PROTOCOL.md). Two methods on one sample and seed therefore face the same draws,
+which is what makes a paired delta sharp; but the pairs of *different personas* on that sample
+and seed share those draws too, so they are not independent. The bootstrap accounts for it by
+resampling whole **draw clusters** — all pairs of one (benchmark, sample, seed) together —
+instead of single pairs (a cluster bootstrap; with one pair per cluster it is the ordinary
+paired bootstrap).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +24,9 @@ from core.grip.metrics import EPISODE_METRICS
 PAIR_KEYS: tuple[str, ...] = ("benchmark", "backbone", "persona", "sample_id", "seed")
 """Two episodes are paired when they agree on all of these (and differ in method)."""
 
+DRAW_KEYS: tuple[str, ...] = ("benchmark", "sample_id", "seed")
+"""Pairs that agree on these share every random draw: one bootstrap cluster."""
+
 N_BOOT = 2000
 """Bootstrap draws."""
 
@@ -24,15 +37,23 @@ _COLUMN = {m.name: m.column for m in EPISODE_METRICS}
 
 
 def bootstrap_ci(
-    diffs: np.ndarray, *, n_boot: int = N_BOOT, seed: int = BOOT_SEED, level: float = 0.95
+    diffs: np.ndarray,
+    *,
+    n_boot: int = N_BOOT,
+    seed: int = BOOT_SEED,
+    level: float = 0.95,
+    clusters: Sequence[Any] | None = None,
 ) -> tuple[float, float]:
     """Percentile bootstrap interval of the mean of ``diffs`` (NaN for an empty array).
 
     Args:
-        diffs: Paired differences (order does not matter: they are sorted first).
+        diffs: Paired differences.
         n_boot: Resamples.
         seed: Seed of ``numpy.random.default_rng``.
         level: Coverage.
+        clusters: One hashable label per difference: differences with the same label are
+            resampled together (draw clusters, see the module docstring). None = each
+            difference is its own cluster.
 
     Returns:
         (low, high).
@@ -40,14 +61,27 @@ def bootstrap_ci(
     n = len(diffs)
     if n == 0:
         return (float("nan"), float("nan"))
-    d = np.sort(np.asarray(diffs, dtype=float))
+    vals = np.asarray(diffs, dtype=float)
+    if clusters is None:
+        sums = np.sort(vals)
+        counts = np.ones(n)
+    else:
+        labels = [repr(c) for c in clusters]
+        order = sorted(set(labels))
+        pos = {k: i for i, k in enumerate(order)}
+        sums = np.zeros(len(order))
+        counts = np.zeros(len(order))
+        for v, lab in zip(vals, labels, strict=True):
+            sums[pos[lab]] += v
+            counts[pos[lab]] += 1
+    c = len(sums)
     rng = np.random.default_rng(seed)
     means = np.empty(n_boot)
-    chunk = max(1, 2_000_000 // max(n, 1))
+    chunk = max(1, 2_000_000 // max(c, 1))
     for start in range(0, n_boot, chunk):
         stop = min(n_boot, start + chunk)
-        idx = rng.integers(0, n, size=(stop - start, n))
-        means[start:stop] = d[idx].mean(axis=1)
+        idx = rng.integers(0, c, size=(stop - start, c))
+        means[start:stop] = sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
     alpha = (1 - level) / 2
     lo, hi = np.quantile(means, [alpha, 1 - alpha])
     return (float(lo), float(hi))
@@ -66,7 +100,9 @@ def paired_deltas(
     """Change from ``method_a`` to ``method_b`` on the same samples, seeds and personas.
 
     Episodes are paired on :data:`PAIR_KEYS`; repeated episodes of one key are averaged; a
-    pair counts for a metric only when both sides are defined.
+    pair counts for a metric only when both sides are defined. The interval resamples draw
+    clusters (:data:`DRAW_KEYS`): pairs of several personas on one sample and seed share
+    their random draws and move together.
 
     Args:
         frame: Per-episode records.
@@ -131,7 +167,8 @@ def _delta_rows(
         a = g[method_a].to_numpy(dtype=float)
         b = g[method_b].to_numpy(dtype=float)
         d = b - a
-        lo, hi = bootstrap_ci(d, n_boot=n_boot, seed=seed)
+        draws = list(zip(*(g[k].tolist() for k in DRAW_KEYS), strict=True))
+        lo, hi = bootstrap_ci(d, n_boot=n_boot, seed=seed, clusters=draws)
         out.append(
             {
                 **dict(zip(keys, gvals, strict=True)),

@@ -2,7 +2,7 @@
 
 The same fold serves the typed path (:func:`score_episode`, events as pydantic models, turned
 into rows by :func:`core.grip.rows.row_of`) and the columnar path of :mod:`core.grip.cache`
-(rows built straight from SQL). Rules (DECISIONS.md, GRIP ``grip-1``):
+(rows built straight from SQL). Rules (DECISIONS.md, GRIP ``grip-2``):
 
 * the moving target, valid extractions and environment discovery: :mod:`core.grip.target`;
 * the *final commit* is the last adjudicated proposal; ``full_at_commit`` = a non-empty target

@@ -13,8 +13,9 @@ from pydantic import Field
 
 from core.model.base import Strict
 
-GRIP_VERSION = "grip-1"
-"""Version of the metric definitions (DECISIONS.md, GRIP table)."""
+GRIP_VERSION = "grip-2"
+"""Version of the metric definitions (DECISIONS.md GRIP table; ``grip-2``: a rejection hint is
+not extraction, docs/PROTOCOL.md)."""
 
 
 class Bucket(StrEnum):

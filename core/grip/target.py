@@ -6,9 +6,10 @@
   destination's ``dst_slots``. Extractions of added, changed or removed slots are dropped (a
   pivot keeps only those whose condition is unchanged in the destination). A shift between
   nodes the graph does not hold makes the episode unreadable.
-* A disclosure is a *valid extraction* when it answers a question (``how="answer"``) or a
-  rejected proposal (``how="rejection_hint"``) and reflects the current intent; volunteered and
-  context disclosures never count.
+* A disclosure is a *valid extraction* when it answers a question (``how="answer"``) and
+  reflects the current intent; volunteered and context disclosures never count, and neither do
+  rejection hints (``how="rejection_hint"``, GRIP ``grip-2``): a hint is feedback that names
+  what is wrong, never a value, so it discloses nothing.
 * *Environment discovery*: an owed slot whose true value (≥ 3 characters, lower-cased, JSON
   lists expanded) appears in an observation before the agent itself ever wrote it counts too.
 """
@@ -22,8 +23,8 @@ from typing import Any
 
 from core.grip.rows import ShiftRow, obj, seq
 
-CREDITED_HOW: frozenset[str] = frozenset({"answer", "rejection_hint"})
-"""Disclosure channels that count as extraction."""
+CREDITED_HOW: frozenset[str] = frozenset({"answer"})
+"""Disclosure channels that count as extraction (a rejection hint is feedback, not one)."""
 
 MIN_DISCOVERY_CHARS = 3
 """Shortest value string that environment discovery may match."""
@@ -169,9 +170,13 @@ class Target:
         self._acts.append(action)
 
     def credit(self, intent_id: str | None, disclosures: Iterable[Mapping[str, Any]]) -> None:
-        """Credit a reply's answers and rejection hints when it reflects the current intent."""
+        """Credit a reply's answers (with a value) when it reflects the current intent."""
         if intent_id is None or intent_id == self.cur_id:
-            credited = [x["slot"] for x in disclosures if x.get("how") in CREDITED_HOW]
+            credited = [
+                x["slot"]
+                for x in disclosures
+                if x.get("how") in CREDITED_HOW and x.get("value") is not None
+            ]
             if credited:
                 self.extracted.update(credited)
                 self.ever_full = self.ever_full or self.full()

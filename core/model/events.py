@@ -234,6 +234,25 @@ class QuestionRead(_Event):
     raw: str = Field(default="", description="The model's answer (cut to 2000 characters).")
 
 
+class LessonBookUsed(_Event):
+    """A3: the lesson book in force for this episode (recorded right after the start).
+
+    One book per run unit (benchmark × persona × seed of one run); it is rewritten only between
+    generations, so every episode of a generation records the same book.
+    """
+
+    kind: Literal["lesson_book"] = "lesson_book"
+    book: Literal["lessons", "askbook"] = Field(
+        description="'lessons' (LLM reflection) or 'askbook' (symbolic question statistics)."
+    )
+    generation: int = Field(ge=0, description="Generations distilled so far (0 = empty book).")
+    generation_size: int = Field(ge=1, description="Episodes per generation in this run.")
+    episodes_seen: int = Field(ge=0, description="Finished episodes the book was built from.")
+    lessons: tuple[dict[str, Any], ...] = Field(
+        default=(), description="The book's entries (lessons, or family statistics)."
+    )
+
+
 class EpisodeEnded(_Event):
     """Last event."""
 
@@ -260,6 +279,7 @@ Event = Annotated[
     | ForcedFinal
     | Repair
     | QuestionRead
+    | LessonBookUsed
     | EpisodeEnded,
     Field(discriminator="kind"),
 ]
@@ -286,6 +306,7 @@ EVENT_KINDS: tuple[str, ...] = (
     "forced_final",
     "repair",
     "question_read",
+    "lesson_book",
     "episode_ended",
 )
 

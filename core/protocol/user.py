@@ -93,14 +93,35 @@ def _fact(world: HostWorld, state: EpisodeState, slot: str, how: DisclosureHow) 
     )
 
 
-def _declines(state: EpisodeState, slot: str, i: int) -> bool:
+def declines_question(state: EpisodeState) -> bool:
+    """Draw the persona's decline coin for the current question (one draw per question).
+
+    Table 5 defines decline as refusing an otherwise-valid *answer*: the coin is drawn once per
+    question, so asking two slots at once does not dodge it.
+    """
     assert state.persona is not None
     p = state.persona
-    return (
-        p.decline > 0
-        and not is_persistent(state, slot)
-        and draw(state.rng_key, "decline", state.turn * 16 + i) < p.decline
-    )
+    return p.decline > 0 and draw(state.rng_key, "decline", state.turn * 16) < p.decline
+
+
+def _split_declined(
+    state: EpisodeState, slots: Sequence[str], limit: int
+) -> tuple[list[str], list[str], bool]:
+    """Apply one question's decline coin to ``slots``; return (granted, declined, coin).
+
+    A decline refuses the whole answer, except slots the agent has been persistent about (the
+    same slot in 2 consecutive questions or 4 in total, tracked per slot): those are answered.
+    At most ``limit`` slots are granted.
+    """
+    coin = declines_question(state)
+    declined: list[str] = []
+    granted: list[str] = []
+    for s in slots:
+        if coin and not is_persistent(state, s):
+            declined.append(s)
+        elif len(granted) < limit:
+            granted.append(s)
+    return granted, declined, coin
 
 
 def _volunteer(
@@ -135,9 +156,10 @@ def plan_answer(
 ) -> ReplyPlan:
     """Decide the reply to a question.
 
-    Rules (DECISIONS.md): asked slots already disclosed get a "you already asked" reply; each
-    new asked slot is declined with the persona's probability unless the agent is persistent
-    about it; at most ``slots_per_answer`` slots are disclosed; with the persona's volunteer
+    Rules (DECISIONS.md, docs/PROTOCOL.md): asked slots already disclosed get a "you already
+    asked" reply; the persona's decline coin is drawn once per question and, when it falls,
+    refuses the whole answer except the slots the agent has been persistent about; at most
+    ``slots_per_answer`` slots are disclosed; with the persona's volunteer
     probability one more not-yet-known slot is added. The interpreter's act decides the rest:
     an open question discloses owed slots (slots-per-answer); a confirmation is answered
     against the current intent (yes, or a no that discloses what it gets wrong); a question
@@ -193,13 +215,7 @@ def plan_answer(
             repeated=repeated,
             times_asked=times,
         )
-    declined: list[str] = []
-    granted: list[str] = []
-    for i, s in enumerate(fresh):
-        if _declines(state, s, i):
-            declined.append(s)
-        elif len(granted) < persona.slots_per_answer:
-            granted.append(s)
+    granted, declined, coin = _split_declined(state, fresh, persona.slots_per_answer)
     if not granted:
         return ReplyPlan(
             kind="decline",
@@ -210,7 +226,8 @@ def plan_answer(
             repeated=repeated,
         )
     facts = [_fact(world, state, s, "answer") for s in granted]
-    facts = _volunteer(world, state, set(granted) | set(declined) | set(asked_in), facts)
+    if not coin:  # a reluctant reply (persistence forced part of it) volunteers nothing
+        facts = _volunteer(world, state, set(granted) | set(declined) | set(asked_in), facts)
     return ReplyPlan(
         kind="answer",
         turn=turn,
@@ -245,7 +262,7 @@ def _plan_open(state: EpisodeState, question: str, world: HostWorld) -> ReplyPla
         return ReplyPlan(
             kind="answer", turn=turn, question=question, act="open", note="nothing_else"
         )
-    if persona.decline > 0 and draw(state.rng_key, "decline", turn * 16) < persona.decline:
+    if declines_question(state):
         return ReplyPlan(kind="decline", turn=turn, question=question, act="open")
     granted = owed[: persona.slots_per_answer]
     facts = [_fact(world, state, s, "answer") for s in granted]
@@ -279,13 +296,7 @@ def _plan_confirm(
         )
     if not wrong:
         wrong = state.owed_slots()[:1]
-    declined: list[str] = []
-    granted: list[str] = []
-    for i, s in enumerate(wrong):
-        if _declines(state, s, i):
-            declined.append(s)
-        elif len(granted) < persona.slots_per_answer:
-            granted.append(s)
+    granted, declined, _ = _split_declined(state, wrong, persona.slots_per_answer)
     no_facts = tuple(_fact(world, state, s, "answer") for s in granted)
     return ReplyPlan(
         kind="answer" if no_facts else "decline",

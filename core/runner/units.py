@@ -24,7 +24,7 @@ from typing import Any
 from core.agents.askbook import AskBook
 from core.agents.base import Agent
 from core.agents.factory import build_agent
-from core.agents.lessons import LessonBook, digest
+from core.agents.lessons import LessonBook, credit_labels, digest
 from core.agents.methods import method_spec, user_voice_for
 from core.construction.worlds import WorldLoader
 from core.engine import episode
@@ -196,6 +196,7 @@ def _open(
     spec: RunSpec,
     source: SampleSource,
     attempt: int,
+    lesson_book: dict[str, Any] | None = None,
     **agent_kw: Any,
 ) -> tuple[str, Sample, IntentGraph, Agent, WorldLoader]:
     """Start the episode of ``key`` on its sample's own world and build its agent.
@@ -219,6 +220,7 @@ def _open(
         run_id=key.run_id,
         episode_id=episode_id_of(kid, attempt),
         world_loader=loader,
+        lesson_book=lesson_book,
     )
     world = loader(key.benchmark)
     agent = build_agent(key.method, world=world, literal=literal_intent(sample, graph), **agent_kw)
@@ -252,15 +254,31 @@ def play_symbolic_unit(
     kids = list(key_ids) if key_ids is not None else [key_id(k) for k in keys]
     book = AskBook()
     costs = spec.config.costs()
+    size = spec.a3_generation_size
     res = UnitResult()
+    in_gen = 0
     for key, kid in zip(keys, kids, strict=True):
         log = InMemoryEventLog()
         attempt = attempts.get(kid, 0)
+        evolving = method_spec(key.method).self_evolving
         eid, _, _, agent, loader = _open(
-            log, key, kid, spec, source, attempt, askbook=book, costs=costs
+            log,
+            key,
+            kid,
+            spec,
+            source,
+            attempt,
+            lesson_book=book.event(size) if evolving else None,
+            askbook=book,
+            costs=costs,
         )
         episode.run(log, eid, agent, world_loader=loader)
         res.records.append(_record(log, key, kid, eid, 0.0, kid not in skip))
+        if evolving:
+            in_gen += 1
+            if in_gen >= size:  # a generation ends: its episodes' counts enter the book
+                book.commit()
+                in_gen = 0
     res.seconds = time.perf_counter() - t0
     return res
 
@@ -310,30 +328,30 @@ async def play_llm_unit(
     kids = list(key_ids) if key_ids is not None else [key_id(k) for k in keys]
     res = UnitResult()
     book: LessonBook | None = None
-    gen_digests: list[dict[str, Any]] = []
     voice_is_llm = spec.user_voice not in ("template", "mute", "human")
+    size = spec.a3_generation_size
+    seen = 0
     halted = ""
-    for i, (key, kid) in enumerate(zip(keys, kids, strict=True)):
-        if halted:
-            break  # the provider is unavailable: the rest of the unit waits for a resume
-        sample0 = source.sample(key.benchmark, key.sample_id)
-        world = source.world(sample0)
-        m = method_spec(key.method)
-        if m.self_evolving and book is None:
-            graph0 = source.graph(key.benchmark, sample0.graph_id)
-            banned = entity_words(graph0, sample0) | {t.name for t in world.tools()}
-            book = LessonBook(banned_words=banned)
+
+    async def play(key: EpisodeKey, kid: str, book_fields: dict[str, Any] | None) -> Any:
+        nonlocal halted
         rec: EpisodeRecord | None = None
+        dig: dict[str, Any] | None = None
         spent = CostLedger()
         for attempt in range(max_attempts):
             log = InMemoryEventLog()
             with recording(spent):
                 eid, sample, graph, agent, loader = _open(
-                    log, key, kid, spec, source, attempts.get(kid, 0), client=client, lessons=book
+                    log,
+                    key,
+                    kid,
+                    spec,
+                    source,
+                    attempts.get(kid, 0),
+                    lesson_book=book_fields,
+                    client=client,
+                    lessons=book,
                 )
-                if book is not None:
-                    book.banned |= entity_words(graph, sample)
-                    book.add_seen([sample.query])
                 drive = episode.Drive(
                     log, eid, agent, world_loader=loader, offload_steps=voice_is_llm
                 )
@@ -349,19 +367,47 @@ async def play_llm_unit(
             rec.cost_by_role, rec.halt = spent.to_dict(), halted
             if book is not None:
                 view = episode.agent_view(log, eid, world_loader=loader)
-                gen_digests.append(digest(view, book.banned))
+                world = loader(key.benchmark)
+                dig = digest(
+                    view,
+                    book.banned,
+                    credit=credit_labels(log.events(eid)),
+                    is_proposal=world.is_proposal_action,
+                )
             break
         assert rec is not None
-        res.records.append(rec)
-        last = i + 1 == len(keys)
-        if (
-            book is not None
-            and not halted
-            and (len(gen_digests) >= spec.a3_generation_size or last)
-        ):
+        return rec, dig
+
+    i = 0
+    while i < len(keys) and not halted:  # a halted provider: the rest waits for a resume
+        key = keys[i]
+        m = method_spec(key.method)
+        if not m.self_evolving:
+            rec, _ = await play(key, kids[i], None)
+            res.records.append(rec)
+            i += 1
+            continue
+        # one A3 generation: its episodes play concurrently against the same book
+        gen = list(zip(keys[i : i + size], kids[i : i + size], strict=True))
+        for gkey, _ in gen:
+            sample0 = source.sample(gkey.benchmark, gkey.sample_id)
+            graph0 = source.graph(gkey.benchmark, sample0.graph_id)
+            if book is None:
+                world0 = source.world(sample0)
+                banned = entity_words(graph0, sample0) | {t.name for t in world0.tools()}
+                book = LessonBook(banned_words=banned)
+            book.banned |= entity_words(graph0, sample0)
+            book.add_seen([sample0.query])
+        assert book is not None
+        fields = book.event(size, seen)
+        got = await asyncio.gather(*(play(gkey, gkid, fields) for gkey, gkid in gen))
+        res.records.extend(rec for rec, _ in got)
+        seen += len(gen)
+        if not halted:  # the reflection is charged to the episode that closed the generation
             reflected = CostLedger()
-            await asyncio.to_thread(_reflect, book, client, gen_digests, reflected)
-            gen_digests = []
-            _charge(rec, reflected)
+            digests = [d for _, d in got if d is not None]
+            await asyncio.to_thread(_reflect, book, client, digests, reflected)
+            _charge(got[-1][0], reflected)
+        i += len(gen)
     res.seconds = time.perf_counter() - t0
     return res

@@ -229,6 +229,9 @@ class Reveal(StrictMutable):
     start_intent: list[RevealCondition]
     final_intent: list[RevealCondition]
     shifts: list[RevealShift]
+    lessons: list[str] = Field(
+        default_factory=list, description="A3: the lesson book in force (one line per entry)."
+    )
 
 
 def _plain(v: Any) -> str:
@@ -308,4 +311,29 @@ def reveal(events: list[Event], world: Any | None = None) -> Reveal:
         start_intent=conditions(s.root_intent_id),
         final_intent=conditions(final) if shifts else [],
         shifts=shifts,
+        lessons=lesson_lines(events),
     )
+
+
+def lesson_lines(events: list[Event]) -> list[str]:
+    """A3's lesson book as recorded in the episode (``lesson_book`` event), one line each."""
+    from core.model.events import LessonBookUsed
+
+    book = next((e for e in events if isinstance(e, LessonBookUsed)), None)
+    if book is None:
+        return []
+    head = (
+        f"{book.book}: generation {book.generation} (generations of {book.generation_size}), "
+        f"built from {book.episodes_seen} finished episodes"
+    )
+    lines = [head]
+    for x in book.lessons:
+        if "when" in x:
+            lines.append(f"when {x.get('when')}: {x.get('do')}")
+        else:
+            lines.append(
+                f"{x.get('signature')} · {x.get('family')}: {x.get('paid')}/{x.get('asked')} paid"
+            )
+    if len(lines) == 1:
+        lines.append("(empty book)")
+    return lines

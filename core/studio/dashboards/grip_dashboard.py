@@ -33,7 +33,7 @@ from core.studio.branches import branch_spec
 
 OFFLINE_NOTE = (
     "Symbolic-agent numbers are an offline approximation: the method ladder runs as scripted "
-    "policies acting on the literal request and the user's structured disclosures, not as "
+    "policies acting on the literal request and the text of the user's replies, not as "
     "language models. Compare them with each other, not with LLM results."
 )
 """The caption shown wherever numbers of symbolic agents appear."""

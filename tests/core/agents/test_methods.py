@@ -120,6 +120,8 @@ def test_a3_book_starts_empty_grows_within_run_and_holds_no_values(tmp_path: Pat
             agent = build_agent("A3", world=w, literal=literal_intent(s, g), askbook=book)
             agent.attach(log, eid)
             episode.run(log, eid, agent)
+    assert book.is_empty() and book.pending  # within a generation the book does not move
+    book.commit()
     assert not book.is_empty() and book.episodes == 2 * len(mock_samples())
     values = {str(c.value).lower() for n in g.nodes for c in n.conditions}
     assert "medium" in values  # a value that is also an ordinary English word

@@ -105,14 +105,20 @@ def test_life_cycle_order_sync_and_async() -> None:
         assert agent.calls == ["bind", *turn * 3, "observe_end"]
 
 
-def test_only_privileged_agents_get_the_truth_probe() -> None:
+def test_only_privileged_agents_get_the_truth_probe_and_the_event_feed() -> None:
     for privileged in (False, True):
         log = InMemoryEventLog()
         eid = _start(log)
         agent = Recorder([], privileged=privileged)
         episode.run(log, eid, agent)
         assert agent.binding is not None and agent.binding.episode_id == eid
-        assert agent.binding.feed is log and agent.binding.events()[0].kind == "episode_started"
+        if privileged:
+            assert agent.binding.feed is log
+            assert agent.binding.events()[0].kind == "episode_started"
+        else:  # ordinary agents learn from the agent view alone
+            assert agent.binding.feed is None
+            with pytest.raises(PermissionError):
+                agent.binding.events()
         assert (agent.binding.truth is not None) is privileged
         if privileged:
             assert isinstance(agent.binding.truth, TruthProbe)

@@ -98,7 +98,7 @@ def stale_after_moving_shift(eid: str, **kw: Any) -> tuple[EpisodeBuilder, Expec
 
 def pivot_after_full(eid: str, **kw: Any) -> tuple[EpisodeBuilder, Expected]:
     # Fully extracted, then a pivot replaces the target by {brand, capacity}; a rejection
-    # hint names brand (credited), capacity never extracted.
+    # hint names brand (feedback, not extraction: grip-2), capacity never extracted.
     b = EpisodeBuilder(eid, **kw).ask(("color",)).ask(("size",)).shift(PIVOT)
     b.propose(False, hint=("brand",)).forced_final()
     b.propose(False, via="forced_final", forced=True).stale(False).end(Outcome.EXHAUSTED)
@@ -221,17 +221,18 @@ def environment_discovery(eid: str, **kw: Any) -> tuple[EpisodeBuilder, Expected
 
 def reaction_after_refine(eid: str, **kw: Any) -> tuple[EpisodeBuilder, Expected]:
     # Full at turn 2, refine adds pattern (moving, after the reply at turn 2); a rejection
-    # hint names pattern at turn 3; accepted at turn 4: reaction 2.
+    # hint names pattern at turn 3 — feedback that carries no value, so pattern is never
+    # extracted (grip-2); accepted at turn 4: inferred, reaction 2.
     b = EpisodeBuilder(eid, **kw).ask(("color",)).ask(("size",)).shift(REFINE)
     b.propose(False, hint=("pattern",)).propose(True).end(Outcome.SUCCESS)
     return b, dict(
-        bucket="EARNED",
+        bucket="INFERRED",
         success=1.0,
         score=1.0,
-        earned=1.0,
-        inferred=0.0,
+        earned=0.0,
+        inferred=1.0,
         aim=1.0,
-        recovery=1.0,
+        recovery=0.0,
         patience=2.0,
         staleness=N,
         reaction=2.0,
@@ -324,10 +325,10 @@ POOLED: dict[str, tuple[float | None, int]] = {
     # metric: (value, denominator)
     "Success": (9 / 13, 13),
     "Score": (9.9 / 13, 13),
-    "Earned": (4 / 12, 12),
-    "Inferred": (4 / 12, 12),
+    "Earned": (3 / 12, 12),
+    "Inferred": (5 / 12, 12),
     "Aim": (8.5 / 10, 10),
-    "Recovery": (4 / 12, 12),
+    "Recovery": (3 / 12, 12),
     "Patience": (68 / 13, 13),
     "Staleness": (0.5, 2),
     "Reaction": (1.0, 2),

@@ -29,7 +29,7 @@ from core.grip import (
     report_csv,
     score_episode,
 )
-from core.grip.record import RECORD_COLUMNS
+from core.grip.record import GRIP_VERSION, RECORD_COLUMNS
 from core.store import Store
 from tests.core.grip.grip_archetypes import ARCHETYPES, POOLED
 from tests.core.grip.grip_builders import EpisodeBuilder
@@ -131,7 +131,7 @@ def test_report_json_and_csv_keep_undefined_null(store: Store) -> None:
     _fill(store)
     rep = build_report(store, ["r1"], by="benchmark,method,persona")
     data = json.loads(json.dumps(rep.to_json(), allow_nan=False))
-    assert data["grip_version"] == "grip-1"
+    assert data["grip_version"] == GRIP_VERSION
     cells = {c["persona"]: c for c in data["cells"]}
     assert set(cells) == {"rational", "avoidant"}
     avoid = cells["avoidant"]["metrics"]
@@ -188,7 +188,7 @@ def test_cli_formats(store: Store, capsys: pytest.CaptureFixture[str]) -> None:
             capsys=capsys,
         )
     )
-    assert out["grip_version"] == "grip-1"
+    assert out["grip_version"] == GRIP_VERSION
     cell = out["cells"][0]
     assert {"benchmark", "method", "persona", "metrics"} <= set(cell)
     assert set(cell["metrics"]["Success"]) >= {"value", "sd", "n_seeds", "denominator"}

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from core.grip import EpisodeRecord, records_frame
+from core.grip.record import GRIP_VERSION
 from core.model.run import RunOptions, RunSpec
 from core.runner import run_sweep
 from core.store import Store
@@ -202,7 +203,7 @@ def test_delta_table_formats_paired_intervals(small: pd.DataFrame) -> None:
 def test_report_downloads_null_and_empty_never_zero(small: pd.DataFrame) -> None:
     js, csv_text = d.report_downloads(small, ["run-x"], ("benchmark", "method"))
     payload = json.loads(js)
-    assert payload["grip_version"] == "grip-1"
+    assert payload["grip_version"] == GRIP_VERSION
     b0 = next(c for c in payload["cells"] if c["method"] == "B0")
     assert b0["metrics"]["Aim"]["value"] is None
     assert b0["metrics"]["Success"]["value"] == 0.0
