@@ -82,11 +82,13 @@ class EpisodeBinding:
             (the transcript's text, their own actions, observations), which carries no
             structured disclosure, shift record, intent id or hidden value.
         truth: The privileged probe; set only for agents with ``privileged = True``.
+        seed: The episode's seed (public: an LLM agent sends it when its model samples).
     """
 
     episode_id: str
     feed: EventFeed | None = None
     truth: TruthProbe | None = None
+    seed: int | None = None
 
     def events(self) -> list[Event]:
         """The episode's events as the feed shows them now (privileged agents only).

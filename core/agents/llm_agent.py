@@ -109,11 +109,8 @@ class LLMAgent(AgentBase):
         self._statuses: dict[int, str] = {}
 
     def bind(self, ctx: EpisodeBinding) -> None:
-        """Take the episode's seed from its opening event (sent when the model samples)."""
-        events = ctx.events()
-        rng_key = str(getattr(events[0], "rng_key", "")) if events else ""
-        tail = rng_key.rsplit(":", 1)[-1]
-        self.seed = int(tail) if tail.lstrip("-").isdigit() else None
+        """Take the episode's seed (sent when the model samples); the event log stays closed."""
+        self.seed = ctx.seed
 
     def _params(self) -> dict[str, Any]:
         """Per-call parameters: the seed when the model samples (temperature not 0)."""

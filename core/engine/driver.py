@@ -177,7 +177,11 @@ class Drive:
         truth = Truth(live) if self.agent.privileged else None
         try:
             feed = self.log if self.agent.privileged else None  # others: the agent view only
-            self.agent.bind(EpisodeBinding(episode_id=self.episode_id, feed=feed, truth=truth))
+            self.agent.bind(
+                EpisodeBinding(
+                    episode_id=self.episode_id, feed=feed, truth=truth, seed=live.header.seed
+                )
+            )
         except Exception as exc:  # noqa: BLE001 - a failing agent ends the episode as ERROR
             self._fail(live, exc)
         return live

@@ -417,7 +417,8 @@ def rebuild_agent(log: EventLog, episode_id: str, *, client: Any = None) -> Rebu
         costs=header.config.costs(),
     )
     prefix = _PrefixLog(log)
-    agent.bind(EpisodeBinding(episode_id=episode_id, feed=prefix))
+    feed = prefix if agent.privileged else None  # ordinary agents: the agent view only
+    agent.bind(EpisodeBinding(episode_id=episode_id, feed=feed, seed=header.seed))
     out = RebuiltAgent(agent=agent)
     state = EpisodeState()
     for i, ev in enumerate(events):

@@ -231,7 +231,7 @@ def test_max_cost_guard(tmp_path: Path, fake_llm_server) -> None:  # type: ignor
         assert res.status == "budget_exceeded" and res.completed < res.episodes
 
 
-def test_symbolic_ladder_is_ordered_on_bundled_benchmark(tmp_path: Path) -> None:
+def test_symbolic_asking_beats_no_ask_on_bundled_retail(tmp_path: Path) -> None:
     from core.construction.pipeline import load_bundled
 
     try:
@@ -252,8 +252,11 @@ def test_symbolic_ladder_is_ordered_on_bundled_benchmark(tmp_path: Path) -> None
     for r in store.episode_rows(run_id=res.run_id):
         rate[r["method"]].append(r["outcome"] == "SUCCESS")
     mean = {m: sum(v) / len(v) for m, v in rate.items()}
+    # Asking pays on retail: both asking methods beat the no-ask baseline clearly. A0 vs A2 is
+    # not an invariant of the symbolic policies (after issue 18's customer-worded requests A2 is
+    # within noise of A0 here); the measured ladder with intervals is in docs/PROTOCOL.md.
     assert mean["B0"] + 0.05 <= mean["A0"], mean
-    assert mean["A0"] <= mean["A2"] + 1e-9, mean
+    assert mean["B0"] + 0.05 <= mean["A2"], mean
 
 
 def test_demo_and_export(tmp_path: Path) -> None:
