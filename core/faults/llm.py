@@ -38,8 +38,14 @@ WRITER_TEMPERATURE = 0.7
 """Default sampling temperature of the LLM writer (the reference's); extractors use 0."""
 
 
-def _client(spec: str, temperature: float | None = None) -> _Completer:
-    """A cached client (the store's response cache, like every other LLM call)."""
+def _client(spec: str, temperature: float | None = None, *, role: str) -> _Completer:
+    """A cached client (the store's response cache, like every other LLM call).
+
+    Args:
+        spec: The model spec.
+        temperature: Override the spec's temperature.
+        role: ``writer`` or ``extractor`` (its calls are priced under that role).
+    """
     from core.llm import make_client
     from core.llm.types import ModelSpec
     from core.paths import default_store_path
@@ -47,7 +53,7 @@ def _client(spec: str, temperature: float | None = None) -> _Completer:
     parsed = ModelSpec.parse(spec)
     if temperature is not None:
         parsed = parsed.model_copy(update={"temperature": temperature})
-    return make_client(parsed, cache_path=default_store_path())
+    return make_client(parsed, cache_path=default_store_path(), role=role)
 
 
 def same_model(a: str, b: str) -> bool:
@@ -167,7 +173,7 @@ class LLMWriter:
     ) -> None:
         self.name = spec
         self.temperature = temperature
-        self.client = client or _client(spec, temperature)
+        self.client = client or _client(spec, temperature, role="writer")
 
     def write(
         self,
@@ -240,7 +246,7 @@ class LLMExtractor:
 
     def __init__(self, spec: str, client: _Completer | None = None) -> None:
         self.name = spec
-        self.client = client or _client(spec, 0.0)
+        self.client = client or _client(spec, 0.0, role="extractor")
 
     def extract(
         self,

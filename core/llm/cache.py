@@ -27,6 +27,7 @@ from pydantic import Field
 from core.llm.openai_http import sampling_params
 from core.llm.types import LLMResponse, ModelSpec, ToolCall, Usage
 from core.model.base import Strict, canonical_json
+from core.model.bounds import fits_stored_cap
 from core.store.schema import LLM_CACHE_DDL
 
 CACHE_SCHEMA = LLM_CACHE_DDL
@@ -190,6 +191,9 @@ class ResponseCache:
     ) -> None:
         """Store a response under ``key``; the first answer wins if two writers race.
 
+        A reply longer than :data:`core.model.bounds.MAX_STORED_TEXT_CHARS` is not stored (the
+        store stays bounded; the caller still gets the reply).
+
         Args:
             key: From :meth:`key_for`.
             model: The spec's model string.
@@ -198,6 +202,8 @@ class ResponseCache:
             response: The provider's reply.
             replace: ``--no-cache``: overwrite an existing answer with this fresh one.
         """
+        if not fits_stored_cap(response.text):
+            return  # too large to keep whole: an identical request asks the provider again
         body = {
             "text": response.text,
             "tool_calls": [call.model_dump() for call in response.tool_calls],
