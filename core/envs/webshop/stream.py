@@ -630,6 +630,10 @@ def import_catalogue(
     except ConfigError:
         conn.close()
         _remove(db_path)
+        try:
+            db_path.parent.rmdir()  # only when the import made it and it is empty
+        except OSError:
+            pass
         raise
     finally:
         conn.close()
