@@ -108,10 +108,12 @@ class _Counting:
     def __init__(self, raw: IO[bytes]) -> None:
         self.raw = raw
         self.pos = 0
+        self.lines = 1
 
     def read(self, n: int = -1) -> bytes:
         data = self.raw.read(n)
         self.pos += len(data)
+        self.lines += data.count(b"\n")
         return data
 
 
@@ -170,8 +172,11 @@ def _records(
             if progress is not None and i % 500 == 0:
                 progress.update(counter.pos, i + 1)
     except ijson.JSONError as exc:
+        why = " ".join(str(exc).splitlines()[:1]).strip() or type(exc).__name__
         raise ConfigError(
-            f"invalid JSON after record {i + 1} (near byte {counter.pos:,}): {exc}", file=path
+            f"invalid JSON near line {counter.lines} (byte {counter.pos:,}), after record "
+            f"{i + 1}: {why}",
+            file=path,
         ) from exc
     except (OSError, EOFError) as exc:
         raise ConfigError(f"not a valid gzip file: {exc}", file=path) from exc
@@ -625,6 +630,10 @@ def import_catalogue(
     except ConfigError:
         conn.close()
         _remove(db_path)
+        try:
+            db_path.parent.rmdir()  # only when the import made it and it is empty
+        except OSError:
+            pass
         raise
     finally:
         conn.close()

@@ -221,8 +221,9 @@ def test_bad_record_names_file_and_position(catalogue: Path, tmp_path: Path) -> 
     assert err.value.file == str(folder / "items_shuffle.json") and err.value.field == "6.name"
     assert not db.exists()
     (folder / "items_shuffle.json").write_text(json.dumps(items[:3])[:-30])
-    with pytest.raises(ConfigError, match="invalid JSON after record"):
+    with pytest.raises(ConfigError, match="invalid JSON near line") as bad:
         import_catalogue(folder, db, progress=False)
+    assert "\n" not in str(bad.value) and "after record" in str(bad.value)
 
 
 def test_empty_product_list_is_rejected(tmp_path: Path) -> None:
