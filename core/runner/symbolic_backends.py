@@ -201,6 +201,17 @@ def _kill_pool(pool: ProcessPoolExecutor) -> None:
     for p in procs:
         with contextlib.suppress(Exception):
             p.join(timeout=5)
+    # Python 3.11's exit hook wakes every pool's manager thread through a pipe that a killed
+    # pool has already closed ("Exception ignored … Bad file descriptor" on stderr after the
+    # one-line SIGTERM message): once the manager thread is gone, forget its wake-up pipe.
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        with contextlib.suppress(Exception):
+            manager.join(timeout=5)
+            if not manager.is_alive():
+                from concurrent.futures import process as cf_process
+
+                cf_process._threads_wakeups.pop(manager, None)
 
 
 def _run_ray(sw: Sweep, writer: BatchWriter) -> str:
