@@ -239,6 +239,9 @@ class PostingsIndex:
             rows, scores = self._candidates(self._term_lists(terms), k)
         if len(rows) == 0:
             return ()
+        # pruned and direct scoring add the same terms in different orders: equal scores can
+        # differ in the last bits, so ties are decided on scores rounded to 1e-9 (then by row)
+        scores = np.round(scores, 9)
         if len(rows) > k:
             # keep every row scoring at least the k-th best (ties), then order by (-score, row)
             kth = np.partition(scores, len(scores) - k)[len(scores) - k]
