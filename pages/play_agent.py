@@ -20,10 +20,11 @@ from core.studio.debrief import agent_debrief
 from core.studio.env import env_name, settings
 from core.studio.markdown import md_escape
 from core.studio.plainwords import plain_outcome
-from core.studio.plays import assigned_play, complete_assignment, discard_play, play_owner
+from core.studio.plays import assigned_play, complete_assignment
 from pages.common.auth import auth_mode, current_user
 from pages.common.play import (
     conversation,
+    play_controls,
     remember_episode,
     resolve_episode,
     setup_controls,
@@ -113,24 +114,7 @@ if view is None:
 
 top = st.container(horizontal=True, vertical_alignment="center")
 top.caption(f"Episode {eid} · {view.benchmark}")
-if top.button("New episode", key="play_agent_new"):
-    remember_episode(KEY, None)
-    st.rerun()
-owner = play_owner(store, eid)
-if not view.ended and owner is not None and owner.annotator_id == user.name:
-    if top.button("Discard this episode", key="play_agent_discard"):
-        st.session_state["play_agent_confirm_discard"] = eid
-    if st.session_state.get("play_agent_confirm_discard") == eid:
-        st.warning("Discard this unfinished episode? It will not be offered for resuming again.")
-        d1, d2 = st.columns([1, 5])
-        if d1.button("Discard", type="primary", key="play_agent_discard_yes"):
-            if guarded(discard_play, store, eid, user.name, why="discarded"):
-                st.session_state.pop("play_agent_confirm_discard", None)
-                remember_episode(KEY, None)
-                st.rerun()
-        if d2.button("Keep playing", key="play_agent_discard_no"):
-            st.session_state.pop("play_agent_confirm_discard", None)
-            st.rerun()
+play_controls(top, store, KEY, "play_agent", eid, ended=view.ended, player=user.name)
 
 m1, m2, m3 = st.columns(3)
 m1.metric("Turn", view.turn)

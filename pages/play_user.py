@@ -21,12 +21,13 @@ from core.studio.choices import method_label
 from core.studio.env import env_name, settings
 from core.studio.plainwords import plain_outcome, plain_termination
 from core.studio.play_survey import save_play_survey
-from core.studio.plays import assigned_play, complete_assignment, discard_play, play_owner
+from core.studio.plays import assigned_play, complete_assignment, play_owner
 from pages.common.auth import auth_mode, current_user
 from pages.common.play import (
     conversation,
     label_md,
     md_escape,
+    play_controls,
     remember_episode,
     resolve_episode,
     setup_controls,
@@ -131,23 +132,7 @@ owner = play_owner(store, eid)
 
 top = st.container(horizontal=True, vertical_alignment="center")
 top.caption(f"Episode {eid} · {header.benchmark} · agent {method_label(pv.method)} ({pv.agent})")
-if top.button("New episode", key="play_user_new"):
-    remember_episode(KEY, None)
-    st.rerun()
-if not uv.ended and owner is not None and owner.annotator_id == user.name:
-    if top.button("Discard this episode", key="play_user_discard"):
-        st.session_state["play_user_confirm_discard"] = eid
-    if st.session_state.get("play_user_confirm_discard") == eid:
-        st.warning("Discard this unfinished episode? It will not be offered for resuming again.")
-        d1, d2 = st.columns([1, 5])
-        if d1.button("Discard", type="primary", key="play_user_discard_yes"):
-            if guarded(discard_play, store, eid, user.name, why="discarded"):
-                st.session_state.pop("play_user_confirm_discard", None)
-                remember_episode(KEY, None)
-                st.rerun()
-        if d2.button("Keep playing", key="play_user_discard_no"):
-            st.session_state.pop("play_user_confirm_discard", None)
-            st.rerun()
+play_controls(top, store, KEY, "play_user", eid, ended=uv.ended, player=user.name)
 
 for banner in pv.shifts:
     st.warning(f"Your goal has changed (turn {banner.turn}): {md_escape(banner.text)}", icon="🔀")

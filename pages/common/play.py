@@ -197,6 +197,35 @@ def start_study_item(
         st.rerun()
 
 
+def play_controls(
+    top: Any, store: Any, state_key: str, prefix: str, episode_id: str, *, ended: bool, player: str
+) -> None:
+    """The episode bar's "New episode" and (for the owner of an unfinished play) "Discard"."""
+    from core.studio.plays import discard_play, play_owner
+
+    if top.button("New episode", key=f"{prefix}_new"):
+        remember_episode(state_key, None)
+        st.rerun()
+    owner = play_owner(store, episode_id)
+    if ended or owner is None or owner.annotator_id != player:
+        return
+    confirm = f"{prefix}_confirm_discard"
+    if top.button("Discard this episode", key=f"{prefix}_discard"):
+        st.session_state[confirm] = episode_id
+    if st.session_state.get(confirm) != episode_id:
+        return
+    st.warning("Discard this unfinished episode? It will not be offered for resuming again.")
+    d1, d2 = st.columns([1, 5])
+    if d1.button("Discard", type="primary", key=f"{prefix}_discard_yes"):
+        if guarded(discard_play, store, episode_id, player, why="discarded"):
+            st.session_state.pop(confirm, None)
+            remember_episode(state_key, None)
+            st.rerun()
+    if d2.button("Keep playing", key=f"{prefix}_discard_no"):
+        st.session_state.pop(confirm, None)
+        st.rerun()
+
+
 def remember_episode(state_key: str, episode_id: str | None) -> None:
     """Keep the episode id in session state and in the URL (so a refresh resumes it)."""
     if episode_id is None:
