@@ -1,11 +1,23 @@
-"""BM25 over a catalogue file: postings as numpy blobs, scored vectorised (exact top-k).
+"""BM25 over a catalogue file: postings built at import, searched through a mapped file.
 
 FTS5's ``bm25()`` costs a few microseconds per matching document, so an instruction-length
 query over WebShop's full catalogue (1.18M products; a common word is in a quarter of them)
-takes over a second. This index stores, per term, the product rows holding it and the term
-counts (``int32`` / ``uint16`` arrays), plus every document's length, and scores a query with
-numpy: exact BM25 for every matching document (k1 = 1.2, b = 0.75 and the idf
-``log((N - df + 0.5) / (df + 0.5))`` floored at 1e-6, as FTS5), top-k by score then row.
+takes over a second. The catalogue file therefore keeps its own postings: per term, the product
+rows holding it and the term counts (``int32`` / ``uint16`` arrays, table ``post``). From them
+:mod:`core.envs.webshop.postfile` derives a mapped file of finished per-posting contributions
+(FTS5's parameters: k1 = 1.2, b = 0.75, idf ``log((N - df + 0.5) / (df + 0.5))`` floored at
+1e-6), and :class:`PostingsIndex` returns the top-k by score, then by row (file order).
+
+**Search** (exact MaxScore over a dense accumulator). Terms are taken rarest first. The rarest
+ones (the *essential* terms) are added into a per-row ``float32`` accumulator; the others are
+only looked up, by bisection, for the rows that can still make the top k. A row holding none of
+the essential terms scores at most the other terms' bounds (their largest contributions) added
+up, so terms are made essential until that sum is below a lower bound ``θ`` on the k-th best
+score (the real score of a sample of good rows). Candidates whose partial score plus the
+remaining bounds cannot reach ``θ`` are dropped after each looked-up term. The survivors are
+scored afresh in float64, summing every term in one fixed order, so a row's score never depends
+on which terms happened to be essential: equal scores are exactly equal and ties go to the
+lower row.
 
 Documents are :func:`search.document_text` (WebShop's indexed text: title, description, first
 bullet, options) split by :func:`text.words`; queries by :func:`text.search_terms`. The one
@@ -19,7 +31,6 @@ term. Memory stays flat: one batch's postings, then one term's list at a time.
 
 from __future__ import annotations
 
-import math
 import sqlite3
 import threading
 from collections import Counter
@@ -29,17 +40,26 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from core.envs.webshop.postfile import PostingsFile, TermList, open_for
 from core.envs.webshop.search import SEARCH_RETURN_N
 from core.envs.webshop.text import search_terms, words
 
 if TYPE_CHECKING:
     from core.envs.webshop.shopdb import ShopDB
 
-K1 = 1.2
-B = 0.75
-IDF_FLOOR = 1e-6
-DIRECT_MAX = 150_000
-"""Up to this many postings a query scores every matching row; above it MaxScore prunes."""
+SEED_POSTINGS = 20_000
+SEED_SHARE = 8
+"""Essential terms are first added until they hold ``max(SEED_POSTINGS, N // SEED_SHARE)``
+postings (then as θ requires): adding a list is cheap, and more essential terms give a
+tighter θ and fewer candidates (the fastest setting on a 1.18M-product catalogue)."""
+
+DENSE_COST = 5.0
+LOOKUP_COST = 35.0
+"""Rough cost (ns) of adding one posting to the accumulator, and of looking up one candidate
+by bisection: a later term is added whole when that is cheaper than looking it up."""
+
+SAMPLE_PER_TERM = 4096
+"""Rows sampled from each essential list to find good rows for the lower bound θ."""
 
 POSTINGS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS seg(
@@ -129,126 +149,90 @@ class PostingsIndex:
     """Exact BM25 top-k over a catalogue file's postings (thread-safe, fork-safe via ShopDB)."""
 
     def __init__(self, db: ShopDB, size: int) -> None:
-        """Read the document lengths of ``db`` (``size`` products)."""
+        """Search the ``size`` products of ``db`` (the postings file is mapped on first use)."""
         self._db = db
         self._n = size
         self._lock = threading.Lock()
-        self._dl: np.ndarray | None = None
-        self._norm: np.ndarray | None = None
+        self._file: PostingsFile | None = None
         self._cached = lru_cache(maxsize=4096)(self._search_uncached)
-        self._lists = lru_cache(maxsize=256)(self._postings)
 
-    def _lengths(self) -> np.ndarray:
-        if self._norm is None:
-            rows = self._db.query("SELECT data FROM blobs WHERE name='doclen'")
-            dl = np.frombuffer(bytes(rows[0][0]), dtype=np.uint32).astype(np.float64)  # type: ignore[call-overload]
-            avg = float(dl.mean()) if len(dl) else 1.0
-            self._dl = dl
-            self._norm = K1 * (1.0 - B + B * dl / max(avg, 1e-9))
-        return self._norm
+    def _postings(self) -> PostingsFile:
+        if self._file is None:
+            with self._lock:
+                if self._file is None:
+                    db = self._db
 
-    def _postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
-        rows = self._db.query("SELECT rids, tfs FROM post WHERE term=?", (term,))
-        if not rows:
-            return None
-        rids = np.frombuffer(bytes(rows[0][0]), dtype=np.int32)  # type: ignore[call-overload]
-        tfs = np.frombuffer(bytes(rows[0][1]), dtype=np.uint16).astype(np.float64)  # type: ignore[call-overload]
-        return rids, tfs
+                    def connect() -> sqlite3.Connection:
+                        return sqlite3.connect(f"file:{db.path}?mode=ro", uri=True)
+
+                    self._file = open_for(db.path, connect, self._n, db.meta("content_hash") or "")
+        return self._file
+
+    def term_lists(self, query: str) -> list[TermList]:
+        """The postings of each distinct query term that some product holds, rarest first."""
+        pf = self._postings()
+        got = [t for t in (pf.lookup(w) for w in search_terms(query)) if t is not None]
+        got.sort(key=lambda t: (t.df, t.term))
+        return got
 
     def scores(self, query: str) -> dict[int, float]:
         """Every matching row's BM25 score (tests compare it with a naive implementation)."""
-        rows, scores = self._candidates(self._term_lists(search_terms(query)), 0)
-        return {int(r): float(v) for r, v in zip(rows, scores, strict=True)}
+        lists = self.term_lists(query)
+        if not lists:
+            return {}
+        rows = np.unique(np.concatenate([t.rows for t in lists]))
+        return {int(r): float(v) for r, v in zip(rows, _exact(lists, rows), strict=True)}
 
-    def _term_lists(self, terms: list[str]) -> list[tuple[float, np.ndarray, np.ndarray]]:
-        """(idf, rows, term counts) of each query term found, rarest first."""
-        n = self._n
-        out = []
-        for t in terms:
-            got = self._lists(t)
-            if got is None:
-                continue
-            rids, tfs = got
-            df = len(rids)
-            out.append((max(IDF_FLOOR, math.log((n - df + 0.5) / (df + 0.5))), rids, tfs))
-        out.sort(key=lambda x: len(x[1]))
-        return out
-
-    def _candidates(
-        self, lists: list[tuple[float, np.ndarray, np.ndarray]], k: int
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Rows (and their full BM25 scores) that surely contain the top ``k`` (0 = all rows).
-
-        MaxScore pruning: score the rows holding one of the ``j`` rarest terms, adding the
-        other terms' contributions by binary search in their (row-sorted) lists. A row holding
-        none of the ``j`` terms scores at most the sum of the others' upper bounds
-        ``idf * (k1 + 1)``; once the k-th best candidate beats that, the top k is among the
-        candidates. ``j`` doubles until it does (at worst every term is scored).
-        """
-        norm = self._lengths()
+    def _top(self, lists: list[TermList], k: int) -> np.ndarray:
+        """The rows of the top ``k`` (best first) for the rarest-first ``lists``."""
         m = len(lists)
-        if m == 0:
-            return np.empty(0, dtype=np.int64), np.empty(0)
-        if k == 0 or sum(len(r) for _, r, _ in lists) <= DIRECT_MAX:
-            return self._direct(lists)
-        bounds = [idf * (K1 + 1.0) for idf, _, _ in lists]
-        j = 1
-        while True:
-            rest = sum(bounds[j:])
-            parts_r = [r for _, r, _ in lists[:j]]
-            parts_s = [idf * f * (K1 + 1.0) / (f + norm[r]) for idf, r, f in lists[:j]]
-            r = np.concatenate(parts_r)
-            sc = np.concatenate(parts_s)
-            order = np.argsort(r, kind="stable")
-            r, sc = r[order], sc[order]
-            first = np.ones(len(r), dtype=bool)
-            first[1:] = r[1:] != r[:-1]
-            starts = np.flatnonzero(first)
-            rows = r[starts]
-            full = np.add.reduceat(sc, starts)
-            for idf, other, f in lists[j:]:
-                pos = np.minimum(np.searchsorted(other, rows), len(other) - 1)
-                hit = other[pos] == rows
-                tf = np.where(hit, f[pos], 0.0)
-                full = full + idf * tf * (K1 + 1.0) / (tf + norm[rows])
-            if j >= m:
-                return rows, full
-            if len(rows) >= k and np.partition(full, len(full) - k)[len(full) - k] > rest:
-                return rows, full
-            j = min(m, j * 2)
-
-    def _direct(
-        self, lists: list[tuple[float, np.ndarray, np.ndarray]]
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Score every matching row (one scatter-add over all postings)."""
-        norm = self._lengths()
-        if len(lists) == 1:
-            idf, r, f = lists[0]
-            return r, idf * f * (K1 + 1.0) / (f + norm[r])
-        r = np.concatenate([r for _, r, _ in lists])
-        sc = np.concatenate([idf * f * (K1 + 1.0) / (f + norm[r]) for idf, r, f in lists])
-        acc = np.bincount(r, weights=sc, minlength=self._n)
-        rows = np.flatnonzero(acc)  # every matched row scores > 0 (idf >= 1e-6, tf >= 1)
-        return rows, acc[rows]
-
-    def _search_uncached(self, query: str, k: int) -> tuple[int, ...]:
-        terms = search_terms(query)
-        if not terms:
-            return ()
-        with self._lock:
-            rows, scores = self._candidates(self._term_lists(terms), k)
-        if len(rows) == 0:
-            return ()
-        # pruned and direct scoring add the same terms in different orders: equal scores can
-        # differ in the last bits, so ties are decided on scores rounded to 1e-9 (then by row)
-        scores = np.round(scores, 9)
-        if len(rows) > k:
-            # keep every row scoring at least the k-th best (ties), then order by (-score, row)
+        bounds = np.array([t.bound for t in lists], dtype=np.float64)
+        rest = np.concatenate([np.cumsum(bounds[::-1])[::-1], [0.0]])  # rest[j] = sum(bounds[j:])
+        slack = 1e-6 * (m + 1) * (1.0 + float(rest[0]))  # float32 sums vs float64 scores
+        acc = np.zeros(self._n, dtype=np.float32)
+        j = held = 0
+        seed = max(SEED_POSTINGS, self._n // SEED_SHARE)
+        while j < m and (j == 0 or held < seed):
+            acc[lists[j].rows] += lists[j].weights
+            held += lists[j].df
+            j += 1
+        theta = _lower_bound(lists, acc, j, k)
+        while j < m and rest[j] >= theta - slack:  # rows outside the essential lists could
+            acc[lists[j].rows] += lists[j].weights  # still reach theta: one more is essential
+            j += 1
+            if j < m and rest[j] >= theta - slack:
+                theta = max(theta, _lower_bound(lists, acc, j, k))
+        floor = theta - rest[j] - slack
+        cand = np.flatnonzero(acc > 0) if floor <= 0 else np.flatnonzero(acc >= floor)
+        looked = np.zeros(len(cand))  # contributions of the terms looked up, per candidate
+        for i in range(j, m):
+            t = lists[i]
+            if t.df * DENSE_COST < len(cand) * LOOKUP_COST:
+                acc[t.rows] += t.weights  # cheaper to add the whole list than to look it up
+            else:
+                looked += _gather(t, cand)
+            part = acc[cand] + looked  # a lower bound of each candidate's score
+            if len(part) > k:
+                theta = max(theta, float(np.partition(part, len(part) - k)[len(part) - k]) - slack)
+            keep = part >= theta - rest[i + 1] - slack
+            cand, looked = cand[keep], looked[keep]
+        part = acc[cand] + looked  # complete now (up to float32 rounding)
+        if len(cand) > k:
+            kth = np.partition(part, len(part) - k)[len(part) - k]
+            keep = part >= kth - 2 * slack
+            cand = cand[keep]
+        scores = _exact(lists, cand)
+        if len(cand) > k:
             kth = np.partition(scores, len(scores) - k)[len(scores) - k]
             keep = scores >= kth
-            rows, scores = rows[keep], scores[keep]
-        order = np.lexsort((rows, -scores))[:k]
-        return tuple(int(r) for r in rows[order])
+            cand, scores = cand[keep], scores[keep]
+        return cand[np.lexsort((cand, -scores))[:k]]
+
+    def _search_uncached(self, query: str, k: int) -> tuple[int, ...]:
+        lists = self.term_lists(query)
+        if not lists or k <= 0:
+            return ()
+        return tuple(int(r) for r in self._top(lists, k))
 
     def search_rows(self, query: str, k: int = SEARCH_RETURN_N, *, cache: bool = True) -> list[int]:
         """Return the row ids of the top ``k`` products for ``query``, best first."""
@@ -256,13 +240,47 @@ class PostingsIndex:
         return list(hits)
 
     def clear_cache(self) -> None:
-        """Forget cached query results and posting lists (benchmarks measure cold searches)."""
+        """Forget cached query results (benchmarks measure cold searches)."""
         self._cached.cache_clear()
-        self._lists.cache_clear()
 
     def warm(self) -> None:
-        """Load the document lengths now."""
-        self._lengths()
+        """Map the postings file now (building it when it is missing)."""
+        self._postings()
 
     def __len__(self) -> int:
         return self._n
+
+
+def _gather(t: TermList, rows: np.ndarray) -> np.ndarray:
+    """``t``'s contribution at each of ``rows`` (ascending), 0.0 where it is absent."""
+    if len(rows) == 0:
+        return np.zeros(0)
+    rows = rows.astype(np.int32, copy=False)  # a wider dtype would copy the whole list
+    pos = np.minimum(np.searchsorted(t.rows, rows), t.df - 1)
+    hit = t.rows[pos] == rows
+    return np.where(hit, t.weights[pos].astype(np.float64), 0.0)
+
+
+def _exact(lists: list[TermList], rows: np.ndarray) -> np.ndarray:
+    """Final scores of ``rows``: every term's contribution in float64, in the lists' order."""
+    total = np.zeros(len(rows))
+    for t in lists:
+        total += _gather(t, rows)
+    return total
+
+
+def _lower_bound(lists: list[TermList], acc: np.ndarray, j: int, k: int) -> float:
+    """A lower bound on the k-th best score: the k-th best real score among promising rows.
+
+    Promising rows are the best partial scores in a strided sample of the ``j`` essential
+    lists. Any k real rows give a valid bound; good ones give a tight one. Returns ``-inf``
+    when the sample holds fewer than ``k`` rows.
+    """
+    sample = np.concatenate([t.rows[:: max(1, t.df // SAMPLE_PER_TERM)] for t in lists[:j]])
+    # a row is in each list at most once, so the best k*j entries hold >= k distinct rows
+    want = min(len(sample), k * j)
+    rows = np.unique(sample[np.argpartition(acc[sample], len(sample) - want)[len(sample) - want :]])
+    if len(rows) < k:
+        return float("-inf")
+    scores = _exact(lists, rows)
+    return float(np.partition(scores, len(scores) - k)[len(scores) - k])

@@ -38,6 +38,7 @@ import ijson
 import numpy as np
 from pydantic import TypeAdapter, ValidationError
 
+from core.envs.webshop import postfile
 from core.envs.webshop.importer import (
     GOAL_SHUFFLE_SEED,
     RawAttributes,
@@ -271,10 +272,16 @@ def _batched(it: Iterator[Any], n: int) -> Iterator[list[Any]]:
 
 class _Importer:
     def __init__(
-        self, sources: Sources, conn: sqlite3.Connection, progress: bool, out: TextIO | None
+        self,
+        sources: Sources,
+        conn: sqlite3.Connection,
+        progress: bool,
+        out: TextIO | None,
+        db_path: Path,
     ) -> None:
         self.s = sources
         self.conn = conn
+        self.db_path = db_path
         self.progress = progress
         self.out = out
 
@@ -476,14 +483,17 @@ class _Importer:
         return named, matched
 
     def index(self) -> None:
-        self.conn.execute("BEGIN")
-        lengths = np.fromiter(
-            (r[0] for r in self.conn.execute("SELECT dl FROM products ORDER BY rid")),
-            dtype=np.uint32,
-        )
-        terms = merge_segments(self.conn, lengths)
-        _set(self.conn, terms=terms)
-        self.conn.execute("COMMIT")
+        merged = self.conn.execute("SELECT 1 FROM post LIMIT 1").fetchone() is not None
+        pending = self.conn.execute("SELECT 1 FROM seg LIMIT 1").fetchone() is not None
+        if pending or not merged:  # a kill after the merge committed must not redo it
+            self.conn.execute("BEGIN")
+            lengths = np.fromiter(
+                (r[0] for r in self.conn.execute("SELECT dl FROM products ORDER BY rid")),
+                dtype=np.uint32,
+            )
+            terms = merge_segments(self.conn, lengths)
+            _set(self.conn, terms=terms)
+            self.conn.execute("COMMIT")
         digest = hashlib.sha256()
         for (body,) in self.conn.execute("SELECT body FROM products ORDER BY rid"):
             digest.update(body.encode())
@@ -497,6 +507,12 @@ class _Importer:
         _set(self.conn, content_hash=digest.hexdigest())
         self.conn.execute("COMMIT")
         self.conn.execute("PRAGMA incremental_vacuum")
+        self.postings()
+
+    def postings(self) -> None:
+        """Derive the mapped postings file searches read (see :mod:`.postfile`)."""
+        n = int(_meta(self.conn, "products", "0"))
+        postfile.open_for(self.db_path, lambda: self.conn, n, _meta(self.conn, "content_hash"))
 
 
 def _strip_price(g: Goal) -> str:
@@ -547,7 +563,7 @@ def _goal(product: Product, instruction: str, attributes: list[str], options: li
 
 
 def _remove(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
+    for suffix in ("", "-wal", "-shm", "-journal", postfile.SUFFIX, postfile.SUFFIX + ".lock"):
         Path(str(path) + suffix).unlink(missing_ok=True)
 
 
@@ -602,7 +618,7 @@ def import_catalogue(
     try:
         if not _meta(conn, "source"):
             _set(conn, source=fp, stage="attrs")
-        imp = _Importer(sources, conn, progress, out)
+        imp = _Importer(sources, conn, progress, out, db_path)
         steps: dict[str, Callable[[], object]] = {
             "attrs": imp.attrs,
             "human": imp.human,
