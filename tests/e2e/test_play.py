@@ -279,5 +279,12 @@ def test_play_as_agent_leaks_no_hidden_value(studio_url: str, store: Store, tab:
     _goto(tab, studio_url, "play_user", benchmark="webshop", sample=sample.sample_id, seed=0)
     _button(tab, "Start episode").click()
     tab.get_by_text("What you want now").wait_for()
-    text, wire = tab.inner_text("body").lower(), "\n".join(frames).lower()
-    assert any(_found(v, text) for v in secrets) and any(_found(v, wire) for v in secrets)
+    # the goal's lines follow their heading in the same script run: on a loaded box they can
+    # arrive a moment later, so read until they are there (or 20 s have passed)
+    for _ in range(100):
+        text, wire = tab.inner_text("body").lower(), "\n".join(frames).lower()
+        if any(_found(v, text) for v in secrets) and any(_found(v, wire) for v in secrets):
+            break
+        tab.wait_for_timeout(200)
+    assert any(_found(v, text) for v in secrets), f"the private goal ({secrets}) is not shown"
+    assert any(_found(v, wire) for v in secrets), "the private goal never crossed the websocket"
