@@ -213,9 +213,8 @@ class ReplyReader:
                 kind = self._label(Condition(slot=slot, value=held[0])) if held else ""
                 values += [
                     v
-                    for v in self._vocab.options
-                    if _find(v, text) >= 0
-                    and (not kind or self._label(Condition(slot=slot, value=v)) == kind)
+                    for v in self._vocab.options_in(text)
+                    if not kind or self._label(Condition(slot=slot, value=v)) == kind
                 ]
             else:
                 values += [_Free(g) for g in ngrams(raw)]
@@ -366,8 +365,8 @@ class ReplyReader:
                     break
         used = [int(s.split(":", 1)[1]) for s in known if _idx(s)]
         nxt = max(used, default=-1) + 1
-        for v in self._vocab.options:
-            if v in have or _find(v, text) < 0:
+        for v in self._vocab.options_in(text):
+            if v in have:
                 continue
             cond = Condition(slot=f"option:{nxt}", value=v)
             ph = self.phrase(cond)
@@ -462,25 +461,71 @@ def _blank(value: Any) -> Any:
     return value
 
 
+_WORD = re.compile(r"\w+")
+
+
+class _PhraseIndex:
+    """Phrases keyed by their first word, so a text is only tested against phrases it could hold.
+
+    A phrase found on word boundaries (:func:`_find`) always contains its first word token
+    as a whole token of the text, so looking up the text's tokens loses no match; phrases with
+    no word character are always tested.
+    """
+
+    def __init__(self, phrases: Iterable[str]) -> None:
+        self.phrases = tuple(phrases)
+        by_word: dict[str, list[int]] = {}
+        loose: list[int] = []
+        for i, ph in enumerate(self.phrases):
+            m = _WORD.search(ph)
+            if m is None:
+                loose.append(i)
+            else:
+                by_word.setdefault(m.group(0), []).append(i)
+        self._by_word = {w: tuple(ix) for w, ix in by_word.items()}
+        self._loose = tuple(loose)
+
+    def found_in(self, text: str) -> list[str]:
+        """The phrases found in ``text`` on word boundaries, in the index's phrase order."""
+        picked = set(self._loose)
+        for w in set(_WORD.findall(text)):
+            picked.update(self._by_word.get(w, ()))
+        return [self.phrases[i] for i in sorted(picked) if _find(self.phrases[i], text) >= 0]
+
+
 @dataclass(frozen=True)
 class _Vocabulary:
-    """A shop's public vocabulary: features and option values shown on product pages."""
+    """A shop's public vocabulary: features and option values shown on product pages.
 
-    attributes: frozenset[str]
-    options: tuple[str, ...]
+    Attributes:
+        attributes: Feature phrases, sorted.
+        options: Option values, longest first.
+        active: False for worlds without a catalogue.
+    """
+
+    attributes: _PhraseIndex
+    options: _PhraseIndex
     active: bool
 
     def attributes_in(self, text: str) -> list[str]:
-        words = set(re.findall(r"\w+", text))
-        return [a for a in self.attributes if a.split()[0] in words and _find(a, text) >= 0]
+        """Feature phrases named in ``text``."""
+        return self.attributes.found_in(text)
+
+    def options_in(self, text: str) -> list[str]:
+        """Option values named in ``text``, longest first."""
+        return self.options.found_in(text)
 
 
 _VOCABS: dict[int, tuple[Any, _Vocabulary]] = {}
-_EMPTY = _Vocabulary(frozenset(), (), False)
+_EMPTY = _Vocabulary(_PhraseIndex(()), _PhraseIndex(()), False)
 
 
 def _shop_vocabulary(world: HostWorld) -> _Vocabulary:
-    """The catalogue vocabulary of a shop world (empty for worlds without a catalogue)."""
+    """The catalogue vocabulary of a shop world (empty for worlds without a catalogue).
+
+    Read from the catalogue's option and attribute counts (aggregates a catalogue file keeps),
+    so an agent on a million-product shop does not read every product.
+    """
     cat = getattr(world, "catalogue", None)
     products = getattr(cat, "products", None)
     if not products:
@@ -490,12 +535,21 @@ def _shop_vocabulary(world: HostWorld) -> _Vocabulary:
         return got[1]
     attrs: set[str] = set()
     opts: set[str] = set()
-    for p in products:
-        attrs.update(a.lower() for a in getattr(p, "attributes", ()) if a)
-        for values in getattr(p, "options", {}).values():
+    attr_counts = getattr(cat, "attribute_counts", None)
+    opt_counts = getattr(cat, "option_counts", None)
+    if callable(attr_counts) and callable(opt_counts):
+        attrs.update(a.lower() for a in attr_counts() if a)
+        for values in opt_counts().values():
             opts.update(v.lower() for v in values if v)
+    else:
+        for p in products:
+            attrs.update(a.lower() for a in getattr(p, "attributes", ()) if a)
+            for values in getattr(p, "options", {}).values():
+                opts.update(v.lower() for v in values if v)
     vocab = _Vocabulary(
-        frozenset(attrs), tuple(sorted(opts, key=lambda v: (-len(v), v))), active=True
+        _PhraseIndex(sorted(attrs)),
+        _PhraseIndex(sorted(opts, key=lambda v: (-len(v), v))),
+        active=True,
     )
     _VOCABS[id(world)] = (world, vocab)
     return vocab

@@ -34,6 +34,7 @@ class CatalogueLike(Protocol):
     def search(self, query: str) -> list[str]: ...  # noqa: D102
     def option_name_of(self, value: str) -> str | None: ...  # noqa: D102
     def option_counts(self) -> dict[str, Counter[str]]: ...  # noqa: D102
+    def attribute_counts(self) -> Counter[str]: ...  # noqa: D102
 
 
 class Catalogue:
@@ -81,6 +82,13 @@ class Catalogue:
         for p in self.products:
             for name, values in p.options.items():
                 out.setdefault(name, Counter()).update(values)
+        return out
+
+    def attribute_counts(self) -> Counter[str]:
+        """Product attribute → how many products list it."""
+        out: Counter[str] = Counter()
+        for p in self.products:
+            out.update(p.attributes)
         return out
 
 

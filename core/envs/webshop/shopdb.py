@@ -8,7 +8,8 @@ seen ones), a cluster only when an intent's ground truth needs it.
 Tables: ``meta`` (key/value: import checkpoint, counts, content hash), ``attrs`` and ``human``
 (the annotation files while importing), ``products`` (``rid`` = file order, which is also the
 search tie-break order; ``akey`` = lower-cased ASIN; ``dl`` = indexed length; ``body`` = the
-Product JSON), ``optcount`` (how often a value appears under an option name), ``goals``, and the
+Product JSON), ``optcount`` (how often a value appears under an option name), ``attrcount``
+(how many products list an attribute; trusted when meta ``attrcount`` is 1), ``goals``, and the
 BM25 postings of :mod:`core.envs.webshop.postings` (``seg`` while importing, then ``post`` and
 the document lengths in ``blobs``).
 """
@@ -47,6 +48,7 @@ CREATE INDEX IF NOT EXISTS products_query ON products(query, rid);
 CREATE TABLE IF NOT EXISTS optcount(
     value TEXT NOT NULL, name TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY(value, name)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS attrcount(attr TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS goals(
     pos INTEGER PRIMARY KEY, goal_id TEXT NOT NULL, body TEXT NOT NULL
 );
@@ -233,6 +235,7 @@ class DiskCatalogue:
         self.index = DiskSearchIndex(self.db, self.size)
         self._get = lru_cache(maxsize=PRODUCT_CACHE)(self._get_uncached)
         self._option_name = lru_cache(maxsize=65536)(self._option_name_uncached)
+        self._attr_counts: Counter[str] | None = None
 
     def _get_uncached(self, key: str) -> Product | None:
         rows = self.db.query("SELECT body FROM products WHERE akey=? ORDER BY rid LIMIT 1", (key,))
@@ -266,6 +269,23 @@ class DiskCatalogue:
         for value, name, n in self.db.query("SELECT value, name, n FROM optcount"):
             out.setdefault(str(name), Counter())[str(value)] += int(str(n))
         return out
+
+    def attribute_counts(self) -> Counter[str]:
+        """Product attribute → how many products list it.
+
+        Files whose import did not count attributes from its first batch (made before the
+        ``attrcount`` table existed) are counted from their products once per open catalogue.
+        """
+        if self._attr_counts is None:
+            out: Counter[str] = Counter()
+            if self.db.meta("attrcount") == "1":  # counted from the first batch on
+                for attr, n in self.db.query("SELECT attr, n FROM attrcount"):
+                    out[str(attr)] += int(str(n))
+            else:
+                for p in self.products:
+                    out.update(p.attributes)
+            self._attr_counts = out
+        return Counter(self._attr_counts)
 
     def __len__(self) -> int:
         return self.size

@@ -368,6 +368,7 @@ class _Importer:
                     attrs[str(asin)] = json.loads(body).get("attributes")
             rows, docs = [], []
             counts: Counter[tuple[str, str]] = Counter()
+            attr_n: Counter[str] = Counter()
             for asin, (_i, it) in fresh.items():
                 p = _product(it, attrs.get(asin))
                 dl, tf = tokens(document_text(p))
@@ -375,6 +376,7 @@ class _Importer:
                 docs.append((rid, tf))
                 for name, values in p.options.items():
                     counts.update((v, name) for v in values)
+                attr_n.update(p.attributes)
                 rid += 1
             batch_no = chunk[0][0]
             self.conn.execute("BEGIN")
@@ -386,6 +388,11 @@ class _Importer:
                 "INSERT INTO optcount VALUES (?, ?, ?) "
                 "ON CONFLICT(value, name) DO UPDATE SET n = n + excluded.n",
                 [(v, name, n) for (v, name), n in counts.items()],
+            )
+            self.conn.executemany(
+                "INSERT INTO attrcount VALUES (?, ?) "
+                "ON CONFLICT(attr) DO UPDATE SET n = n + excluded.n",
+                list(attr_n.items()),
             )
             _set(self.conn, **{"done:products": chunk[-1][0] + 1, "next_rid": rid})
             self.conn.execute("COMMIT")
@@ -617,7 +624,7 @@ def import_catalogue(
     conn = _connect(db_path)
     try:
         if not _meta(conn, "source"):
-            _set(conn, source=fp, stage="attrs")
+            _set(conn, source=fp, stage="attrs", attrcount="1")
         imp = _Importer(sources, conn, progress, out, db_path)
         steps: dict[str, Callable[[], object]] = {
             "attrs": imp.attrs,

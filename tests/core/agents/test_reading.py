@@ -7,7 +7,14 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.agents.reading import ReplyReader, family_slots, named_write
+from core.agents.reading import (
+    ReplyReader,
+    _find,
+    _PhraseIndex,
+    _shop_vocabulary,
+    family_slots,
+    named_write,
+)
 from core.envs.mock import load_mock_world
 from core.envs.registry import load_world
 from core.model.intent import Condition
@@ -88,3 +95,28 @@ def test_flight_legs_are_read_from_their_tokens() -> None:
         {"date": "2024-05-26", "flight_number": "HAT045"},
         {"date": "2024-05-27", "flight_number": "HAT052"},
     ]
+
+
+_PHRASE = st.text(alphabet="ab -(#1é", min_size=1, max_size=8).map(str.strip).filter(bool)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    phrases=st.lists(_PHRASE, max_size=12, unique=True),
+    text=st.text(alphabet="ab -(#1é.", max_size=30),
+)
+def test_phrase_index_finds_what_a_full_scan_finds(phrases: list[str], text: str) -> None:
+    index = _PhraseIndex(phrases)
+    assert index.found_in(text) == [p for p in phrases if _find(p, text) >= 0]
+
+
+def test_shop_vocabulary_comes_from_catalogue_aggregates() -> None:
+    world = load_world("webshop")
+    vocab = _shop_vocabulary(world)
+    attrs = {a.lower() for p in world.catalogue.products for a in p.attributes}
+    opts = {v.lower() for p in world.catalogue.products for vs in p.options.values() for v in vs}
+    assert set(vocab.attributes.phrases) == attrs and set(vocab.options.phrases) == opts
+    # a hyphenated feature is found (its first word is 'bpa', not 'bpa-free')
+    hyphen = next((a for a in sorted(attrs) if "-" in a.split()[0]), None)
+    if hyphen is not None:
+        assert hyphen in vocab.attributes_in(f"i want it {hyphen} please")

@@ -111,6 +111,30 @@ def test_disk_catalogue_pages_and_lookups(world: WebShopWorld) -> None:
     assert cat.option_counts()[name][values[0]] >= 1
 
 
+def _counted(world: WebShopWorld) -> Counter[str]:
+    out: Counter[str] = Counter()
+    for p in world.products:
+        out.update(p.attributes)
+    return out
+
+
+def test_attribute_counts_are_kept_by_the_import(world: WebShopWorld, tmp_path: Path) -> None:
+    want = _counted(world)
+    assert want and world.catalogue.attribute_counts() == want
+    # a file imported before the aggregate existed is counted from its products
+    db = tmp_path / "legacy.sqlite"
+    src = sqlite3.connect(world.catalogue.db.path)
+    src.execute("VACUUM INTO ?", (str(db),))
+    src.close()
+    conn = sqlite3.connect(db)
+    conn.execute("DELETE FROM meta WHERE key='attrcount'")
+    conn.execute("DELETE FROM attrcount")
+    conn.commit()
+    conn.close()
+    legacy = WebShopWorld.from_catalogue_file(db)
+    assert legacy.catalogue.attribute_counts() == want
+
+
 def _naive_scores(world: WebShopWorld, query: str) -> dict[int, float]:
     docs = [Counter(words(document_text(p))) for p in world.products]
     lens = [sum(c.values()) for c in docs]
@@ -281,6 +305,8 @@ def test_resume_after_kill_gives_the_same_catalogue(
     assert again["resumed"] is True
     assert again["content_hash"] == clean["content_hash"]
     assert again["goals"] == clean["goals"] and again["products"] == N
+    resumed = WebShopWorld.from_catalogue_file(db).catalogue
+    assert resumed.attribute_counts() == _counted(WebShopWorld.from_catalogue_file(db))
     # a finished import is not redone
     assert import_catalogue(catalogue, db, progress=False)["resumed"] is False
     # a stage boundary stop resumes too
