@@ -85,11 +85,15 @@ class ActionLexicon:
         others: Words naming actions the intent does not ask for.
         slot: The slot whose phrase states the action (disclosed when a confirmation names a
             different action).
+        scopes: Per slot, the verbs that single out its action among the intent's actions
+            (``return`` for a return's ``item_ids``): a question naming one of them asks about
+            that action's slots only ("which items would you like to return?").
     """
 
     verbs: tuple[str, ...]
     others: tuple[str, ...]
     slot: str = ""
+    scopes: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)

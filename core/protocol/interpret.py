@@ -326,6 +326,7 @@ def interpret(text: str, intent: Intent, world: HostWorld) -> QuestionAct:
     if _confirms(focus) or (_CONFIRM_VERB.search(focus_text) and not (asked & strong or context)):
         return _confirmation(text, sents, idx)
     if asked:
+        asked = _scoped(asked, focus, idx.action)
         return QuestionAct(act="slots", slots=_ordered(asked, idx.order))
     if context:
         return QuestionAct(act="slots", context=context)
@@ -334,6 +335,30 @@ def interpret(text: str, intent: Intent, world: HostWorld) -> QuestionAct:
     if topics:
         return QuestionAct(act="slots", topics=tuple(sorted(topics)))
     return QuestionAct(act="offtopic")
+
+
+def _scoped(asked: set[str], focus: Sequence[Sentence], action: ActionLexicon | None) -> set[str]:
+    """Keep the asked slots of the actions a question's own verbs name.
+
+    "Which items would you like to return?" asks about the return's items, not those of an
+    exchange in the same intent. Slots outside any verb-scoped action stay; without such a
+    verb, or when no asked slot belongs to the actions it names, every asked slot stays.
+    """
+    if action is None or not action.scopes:
+        return asked
+    words = {stem(w) for s in focus for w in tokens(s.text)}
+    text = " " + " ".join(s.text.lower() for s in focus) + " "
+    named: set[str] = set()
+    scoped: set[str] = set()
+    for slot, verbs in action.scopes:
+        if slot not in asked or not verbs:
+            continue
+        scoped.add(slot)
+        if any((stem(v) in words) if " " not in v else (f" {v} " in text) for v in verbs):
+            named.add(slot)
+    if not named:
+        return asked
+    return named | (asked - scoped)
 
 
 # --------------------------------------------------------------------------- confirmations

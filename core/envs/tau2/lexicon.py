@@ -547,6 +547,15 @@ _REFUNDING = frozenset(
     {"return_delivered_order_items", "exchange_delivered_order_items", "modify_pending_order_items"}
 )
 _DISTINCT_VERBS = ("cancel", "return", "exchange", "book", "refund")
+_SCOPE_VERBS: dict[str, tuple[str, ...]] = {
+    "cancel_pending_order": ("cancel", "cancellation"),
+    "cancel_reservation": ("cancel", "cancellation"),
+    "return_delivered_order_items": ("return", "send back"),
+    "exchange_delivered_order_items": ("exchange", "swap"),
+    "modify_pending_order_items": ("modify", "swap"),
+    "book_reservation": ("book", "booking", "reserve"),
+}
+"""Verbs naming one kind of write only (``refund`` and ``change`` are shared by several)."""
 
 
 def _arg(slot: str) -> tuple[int, str, str] | None:
@@ -804,7 +813,10 @@ def action_lexicon(intent: Intent) -> ActionLexicon | None:
     others = tuple(v for v in _DISTINCT_VERBS if v not in verbs)
     first = next(iter(tools.values()))
     slot = next((c.slot for c in first if c.slot.endswith((":item_ids", ":reason"))), first[0].slot)
-    return ActionLexicon(verbs=verbs, others=others, slot=slot)
+    scopes = tuple(
+        (c.slot, _SCOPE_VERBS.get(tool, ())) for tool, conds in tools.items() for c in conds
+    )
+    return ActionLexicon(verbs=verbs, others=others, slot=slot, scopes=scopes)
 
 
 # --------------------------------------------------------------------------- problems

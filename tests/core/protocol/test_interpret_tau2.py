@@ -221,3 +221,35 @@ def test_open(text: str) -> None:
 @pytest.mark.parametrize("text", ["Lovely weather today, isn't it?", "Do you like football?"])
 def test_offtopic(text: str) -> None:
     assert read(A, text, with_arg(A, "cabin")).act == "offtopic"
+
+
+def _two_writes(first: str, second: str):
+    """One intent holding a ``first`` write and a ``second`` write (renumbered to arg 9)."""
+    a = with_arg(R, "item_ids", tool=first)
+    b = with_arg(R, "item_ids", tool=second)
+    moved = [
+        c.model_copy(update={"slot": "arg:9:" + c.slot.split(":", 2)[2]})
+        for c in b.conditions
+        if c.slot.count(":") == 3 and c.slot.split(":")[2] == second
+    ]
+    return a.model_copy(update={"conditions": (*a.conditions, *moved)})
+
+
+def test_a_verb_scopes_the_question_to_its_own_write() -> None:
+    it = _two_writes("return_delivered_order_items", "exchange_delivered_order_items")
+    ret = next(
+        c.slot for c in it.conditions if c.slot.endswith("return_delivered_order_items:item_ids")
+    )
+    exc = next(
+        c.slot for c in it.conditions if c.slot.endswith("exchange_delivered_order_items:item_ids")
+    )
+    got = read(R, "Which items would you like to return?", it)
+    assert got.act == "slots" and ret in got.slots and exc not in got.slots, got
+    got = read(R, "Which items do you want to exchange?", it)
+    assert exc in got.slots and ret not in got.slots, got
+    # no verb of either write: both stay asked
+    got = read(R, "Which items is this about?", it)
+    assert {ret, exc} <= set(got.slots), got
+    # both verbs: both writes
+    got = read(R, "Which items should I return, and which should I exchange?", it)
+    assert {ret, exc} <= set(got.slots), got
