@@ -161,7 +161,7 @@ def test_runs_status_matches_the_store_during_and_after_a_run(
         tab.get_by_text("New run").first.click()
         form = tab.get_by_test_id("stForm")
         form.get_by_label("Samples per benchmark (0 = all)").fill("12")
-        form.get_by_role("spinbutton", name="Seeds").fill("3")
+        form.get_by_role("spinbutton", name="Seeds").fill("10")  # long enough to be seen running
         form.get_by_label("Name (optional)").fill("e2e-live")
         form.get_by_role("spinbutton", name="Worker processes (0 = one per CPU)").fill("1")
         form.get_by_test_id("stFormSubmitButton").get_by_role("button").click()
