@@ -505,8 +505,17 @@ class SymbolicAgent(AgentBase):
             if s in self.declined:
                 self.declined.remove(s)
         self.pending_ask = asks
-        labels = ", ".join(dict.fromkeys(_label(s) for s in asks))
+        labels = ", ".join(dict.fromkeys(self._plain_label(s) for s in asks))
         return Ask(text=f"Could you tell me exactly what you want for: {labels}?", asks=asks)
+
+    def _plain_label(self, slot: str) -> str:
+        """The world's customer words for a slot ('street address'), never its field id."""
+        cond = self.belief.get(slot) or Condition(slot=slot, value="")
+        try:
+            label = slot_lexicon(self.world, cond).label.strip()
+        except Exception:  # noqa: BLE001 - a slot the world cannot describe
+            label = ""
+        return label or _label(slot)
 
     # -- B0 revision -----------------------------------------------------------------------------
     def _revise_without_asking(self) -> None:
