@@ -527,25 +527,13 @@ def _shop_vocabulary(world: HostWorld) -> _Vocabulary:
     so an agent on a million-product shop does not read every product.
     """
     cat = getattr(world, "catalogue", None)
-    products = getattr(cat, "products", None)
-    if not products:
+    if cat is None or not cat.products:
         return _EMPTY
     got = _VOCABS.get(id(world))
     if got is not None and got[0] is world:
         return got[1]
-    attrs: set[str] = set()
-    opts: set[str] = set()
-    attr_counts = getattr(cat, "attribute_counts", None)
-    opt_counts = getattr(cat, "option_counts", None)
-    if callable(attr_counts) and callable(opt_counts):
-        attrs.update(a.lower() for a in attr_counts() if a)
-        for values in opt_counts().values():
-            opts.update(v.lower() for v in values if v)
-    else:
-        for p in products:
-            attrs.update(a.lower() for a in getattr(p, "attributes", ()) if a)
-            for values in getattr(p, "options", {}).values():
-                opts.update(v.lower() for v in values if v)
+    attrs = {a.lower() for a in cat.attribute_counts() if a}
+    opts = {v.lower() for vs in cat.option_counts().values() for v in vs if v}
     vocab = _Vocabulary(
         _PhraseIndex(sorted(attrs)),
         _PhraseIndex(sorted(opts, key=lambda v: (-len(v), v))),

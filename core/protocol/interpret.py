@@ -326,7 +326,7 @@ def interpret(text: str, intent: Intent, world: HostWorld) -> QuestionAct:
     if _confirms(focus) or (_CONFIRM_VERB.search(focus_text) and not (asked & strong or context)):
         return _confirmation(text, sents, idx)
     if asked:
-        asked = _scoped(asked, focus, idx.action)
+        asked = _scoped(asked, focus, focus_text, idx.action)
         return QuestionAct(act="slots", slots=_ordered(asked, idx.order))
     if context:
         return QuestionAct(act="slots", context=context)
@@ -337,7 +337,9 @@ def interpret(text: str, intent: Intent, world: HostWorld) -> QuestionAct:
     return QuestionAct(act="offtopic")
 
 
-def _scoped(asked: set[str], focus: Sequence[Sentence], action: ActionLexicon | None) -> set[str]:
+def _scoped(
+    asked: set[str], focus: Sequence[Sentence], focus_text: str, action: ActionLexicon | None
+) -> set[str]:
     """Keep the asked slots of the actions a question's own verbs name.
 
     "Which items would you like to return?" asks about the return's items, not those of an
@@ -347,7 +349,7 @@ def _scoped(asked: set[str], focus: Sequence[Sentence], action: ActionLexicon | 
     if action is None or not action.scopes:
         return asked
     words = {stem(w) for s in focus for w in tokens(s.text)}
-    text = " " + " ".join(s.text.lower() for s in focus) + " "
+    text = f" {focus_text.lower()} "
     named: set[str] = set()
     scoped: set[str] = set()
     for slot, verbs in action.scopes:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from core.envs.webshop.models import Product
@@ -86,10 +86,15 @@ class Catalogue:
 
     def attribute_counts(self) -> Counter[str]:
         """Product attribute → how many products list it."""
-        out: Counter[str] = Counter()
-        for p in self.products:
-            out.update(p.attributes)
-        return out
+        return count_attributes(self.products)
+
+
+def count_attributes(products: Iterable[Product]) -> Counter[str]:
+    """Product attribute → how many of ``products`` list it."""
+    out: Counter[str] = Counter()
+    for p in products:
+        out.update(p.attributes)
+    return out
 
 
 def page_count(total: int) -> int:

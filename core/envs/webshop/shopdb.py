@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import overload
 
+from core.envs.webshop.catalogue import count_attributes
 from core.envs.webshop.models import Goal, Product
 from core.envs.webshop.postings import PostingsIndex
 from core.envs.webshop.search import SEARCH_RETURN_N
@@ -277,14 +278,11 @@ class DiskCatalogue:
         ``attrcount`` table existed) are counted from their products once per open catalogue.
         """
         if self._attr_counts is None:
-            out: Counter[str] = Counter()
             if self.db.meta("attrcount") == "1":  # counted from the first batch on
-                for attr, n in self.db.query("SELECT attr, n FROM attrcount"):
-                    out[str(attr)] += int(str(n))
+                rows = self.db.query("SELECT attr, n FROM attrcount")
+                self._attr_counts = Counter({str(a): int(str(n)) for a, n in rows})
             else:
-                for p in self.products:
-                    out.update(p.attributes)
-            self._attr_counts = out
+                self._attr_counts = count_attributes(self.products)
         return Counter(self._attr_counts)
 
     def __len__(self) -> int:
