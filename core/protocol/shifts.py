@@ -26,7 +26,6 @@ from core.model.events import ShiftDue, ShiftEdge, ShiftFired, ShiftSkipped, Shi
 from core.model.intent import IntentGraph
 from core.model.shift import delta_slots
 from core.protocol.emit import Emitter
-from core.protocol.hooks import slot_words
 from core.protocol.rng import draw, pick, weighted
 from core.protocol.state import EpisodeState
 
@@ -164,7 +163,7 @@ def trigger_matches(
             continue
         dst = state.graph.node(e.dst)
         conds = {c.slot: c for c in (*dst.conditions, *src.conditions)}
-        hit = [s for s in delta_slots(src, dst) if words & slot_words(world, conds[s])]
+        hit = [s for s in delta_slots(src, dst) if words & world.slot_words(conds[s])]
         if hit:
             out.append((e, hit))
     return out

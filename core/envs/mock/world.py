@@ -14,6 +14,7 @@ from typing import Any
 from core.envs.base import EnvSession, WorldBase
 from core.envs.lexicon import Problem, SlotLexicon
 from core.model.base import content_hash
+from core.model.config import ProtocolConfig
 from core.model.intent import Condition, GroundTruth, Intent
 from core.model.world import EnvAction, Observation, ToolSpec, Verdict
 
@@ -184,8 +185,8 @@ class MockWorld(WorldBase):
         rows = sorted(i.item_id for i in self.items if satisfies(i, intent))
         return GroundTruth(kind="purchaseset", value=rows)
 
-    def adjudicate(self, intent: Intent, session: EnvSession) -> Verdict:
-        """Accept iff the bought item satisfies ``intent``."""
+    def judge(self, intent: Intent, session: EnvSession, config: ProtocolConfig) -> Verdict:
+        """Accept iff the bought item satisfies ``intent`` (the config changes nothing)."""
         prop = session.proposal()
         if not prop:
             return Verdict(accepted=False, reason="nothing_bought", score=0.0)

@@ -605,11 +605,16 @@ def _payment_words(pm: dict[str, Any]) -> str:
     )
 
 
+DB_MEMO = "tau2.lexicon.db"
+"""The world's memo table holding its lexicon view of the database (one entry)."""
+
+
 def _db(world: Tau2World) -> _Db:
-    got: _Db | None = getattr(world, "_lexicon_db", None)
+    memo = world.memo(DB_MEMO, size=1)
+    got: _Db | None = memo.get("db")
     if got is None:
         got = _Db(world)
-        world._lexicon_db = got  # type: ignore[attr-defined]
+        memo.put("db", got)
     return got
 
 

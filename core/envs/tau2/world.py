@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from core.envs.base import EnvSession, WorldBase
 from core.envs.lexicon import ActionLexicon, Problem, SlotLexicon
@@ -210,18 +210,6 @@ class Tau2World(WorldBase):
 
         return adapter.execute(self, intent)
 
-    def adjudicate(
-        self,
-        intent: Intent,
-        session: EnvSession,
-        *,
-        mode: Literal["actions", "exact_state"] = "actions",
-    ) -> Verdict:
-        """Judge a session against an intent (every golden write executed, or exact state)."""
-        from core.envs.tau2 import adapter
-
-        return adapter.adjudicate(self, intent, session, mode=mode)
-
     def judge(self, intent: Intent, session: EnvSession, config: ProtocolConfig) -> Verdict:
         """Judge under the protocol: ``config.tau2_acceptance`` picks golden writes or state."""
         from core.envs.tau2 import adapter
@@ -276,6 +264,14 @@ class Tau2World(WorldBase):
         from core.envs.tau2 import adapter
 
         return adapter.context_of(self, intent)
+
+    def task_count(self) -> int:
+        """One task per τ² task."""
+        return len(self.tasks)
+
+    def task_splits(self) -> dict[str, list[str]]:
+        """τ²-bench's named splits (``train``, ``test``, ``base``)."""
+        return {str(k): [str(t) for t in v] for k, v in self.split_tasks.items()}
 
     def phrase(self, condition: Condition) -> str:
         """Phrase one condition in a customer's voice."""

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.envs.base import EnvSession, WorldBase
+from core.envs.base import CatalogueWords, EnvSession, WorldBase
 from core.envs.lexicon import Problem, SlotLexicon
 from core.envs.webshop.catalogue import Catalogue, CatalogueLike, page_count
 from core.envs.webshop.loader import BUNDLED_DIR, load_payload_dir, validate_payload
@@ -197,15 +197,9 @@ class WebShopWorld(WorldBase):
             self._gt_cache[intent.intent_id] = gt
         return gt
 
-    def adjudicate(self, intent: Intent, session: EnvSession) -> Verdict:
-        """Accept iff the purchase's reward is ≥ 0.999 and its price is within the cap."""
-        return self._verdict(intent, session, ACCEPT_THRESHOLD)
-
     def judge(self, intent: Intent, session: EnvSession, config: ProtocolConfig) -> Verdict:
         """Accept iff the reward reaches ``config.webshop_accept_threshold`` within the cap."""
-        return self._verdict(intent, session, config.webshop_accept_threshold)
-
-    def _verdict(self, intent: Intent, session: EnvSession, threshold: float) -> Verdict:
+        threshold = config.webshop_accept_threshold
         proposal = session.proposal()
         if not proposal or not proposal.get("asin"):
             return Verdict(accepted=False, reason="nothing_selected_to_buy", score=0.0)
@@ -282,6 +276,24 @@ class WebShopWorld(WorldBase):
         return out
 
     # --------------------------------------------------------------- helpers
+    def catalogue_words(self) -> CatalogueWords | None:
+        """The catalogue's attribute phrases and option values (from its counts; None if empty).
+
+        Read from the aggregates a catalogue keeps, so a million-product shop is not scanned.
+        """
+        if not self.catalogue.products:
+            return None
+        return CatalogueWords(
+            attributes=frozenset(a.lower() for a in self.catalogue.attribute_counts() if a),
+            options=frozenset(
+                v.lower() for vs in self.catalogue.option_counts().values() for v in vs if v
+            ),
+        )
+
+    def task_count(self) -> int:
+        """One task per goal."""
+        return len(self.goals)
+
     def test_split(self) -> list[Goal]:
         """The paper's 500 WebShop test tasks: goals ``h00000``–``h00499`` (see ``stream``).
 
