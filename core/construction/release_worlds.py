@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.construction.worlds import LoadedWorld
+from core.envs.base import HostWorld
 from core.envs.webshop.world import WebShopWorld
 from core.graph.gate import GateStats, PolicyGate
 from core.graph.hosts import adapter_for
@@ -48,14 +49,17 @@ class PlacementStats:
         }
 
 
-_GATES: dict[str, PolicyGate] = {}
+GATE_MEMO = "construction.release_worlds.gate"
+"""The world's memo table holding its policy gate (one entry)."""
 
 
-def _gate(world: Any) -> PolicyGate:
-    key = str(world.world_id)
-    if key not in _GATES:
-        _GATES[key] = PolicyGate(adapter_for(world))
-    return _GATES[key]
+def _gate(world: HostWorld) -> PolicyGate:
+    memo = world.memo(GATE_MEMO, size=1)
+    got: PolicyGate | None = memo.get("gate")
+    if got is None:
+        got = PolicyGate(adapter_for(world))
+        memo.put("gate", got)
+    return got
 
 
 def _execute(world: Any, node: Intent) -> tuple[Any, str | None]:

@@ -36,6 +36,8 @@ from core.model.intent import Condition, GroundTruth, Intent
 from core.model.world import EnvAction, ToolSpec, Verdict
 
 ACCEPT_THRESHOLD = WEBSHOP_ACCEPT_THRESHOLD
+GROUND_TRUTH_MEMO = "webshop.ground_truth"
+"""The world's memo table of executed ground truths (intent id → ground truth)."""
 """A purchase is accepted when its reward reaches this (and the price is within the cap)."""
 
 NO_CAP = 1_000_000.0
@@ -126,8 +128,6 @@ class WebShopWorld(WorldBase):
         self.products: Sequence[Product] = catalogue.products
         self.goals: list[Goal] = goals
         self._goal_by_id = {g.goal_id: g for g in self.goals}
-        self._gt_cache: dict[str, GroundTruth] = {}
-        self._lock = threading.Lock()
 
     # ------------------------------------------------------------- protocol
     def tools(self) -> Sequence[ToolSpec]:
@@ -177,8 +177,8 @@ class WebShopWorld(WorldBase):
         Raises:
             ConfigError: unknown base goal or cluster, or an unsupported condition.
         """
-        with self._lock:
-            cached = self._gt_cache.get(intent.intent_id)
+        memo = self.memo(GROUND_TRUTH_MEMO)
+        cached: GroundTruth | None = memo.get(intent.intent_id)
         if cached is not None:
             return cached
         spec = self.intent_spec(intent)
@@ -193,8 +193,7 @@ class WebShopWorld(WorldBase):
             if get_reward(p, spec, opts).reward >= ACCEPT_THRESHOLD:
                 rows.append(gt_row(p.asin, opts))
         gt = GroundTruth(kind="purchaseset", value=sorted(rows))
-        with self._lock:
-            self._gt_cache[intent.intent_id] = gt
+        memo.put(intent.intent_id, gt)
         return gt
 
     def judge(self, intent: Intent, session: EnvSession, config: ProtocolConfig) -> Verdict:
