@@ -36,6 +36,7 @@ from core.agents.methods import MethodSpec, method_spec
 from core.envs.base import HostWorld
 from core.errors import DriftBenchError
 from core.model.actions import Ask, EnvOp, Malformed, Propose
+from core.model.config import DEFAULT_COSTS
 from core.model.episode import AgentView
 from core.model.intent import Condition, Intent
 from core.model.world import EnvAction
@@ -96,7 +97,7 @@ class SymbolicAgent(AgentBase):
         self.literal = literal
         self.askbook = askbook if self.method.self_evolving else None
         self.intent_source = intent_source
-        self.costs = {"question": 2.0, "rejected_proposal": 4.0, **(costs or {})}
+        self.costs = {**DEFAULT_COSTS, **(costs or {})}
         self.belief: dict[str, Condition] = {c.slot: c for c in literal.conditions}
         self.confirmed: set[str] = set()
         self.dropped: set[str] = set()

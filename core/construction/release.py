@@ -37,6 +37,7 @@ from core.construction.verify import verify_sample
 from core.construction.worlds import LoadedWorld, ref_for
 from core.envs.base import HostWorld
 from core.errors import ConfigError
+from core.faults.taxonomy import FAULT_OF_KIND
 from core.model.base import canonical_json
 from core.model.intent import Condition, Edge, GroundTruth, Intent, IntentGraph, ShiftOperator
 from core.model.sample import FaultType, MaskEntry, MaskKind, Sample, VerifierRecord
@@ -336,14 +337,6 @@ def _products(g: dict[str, Any], ids: dict[str, str]) -> dict[str, str]:
     return out
 
 
-_KIND_FAULT: dict[str, FaultType] = {
-    "substituted": FaultType.FACTUAL_ERROR,
-    "presupposed": FaultType.FALSE_PRESUPPOSITION,
-    "withheld": FaultType.INSUFFICIENT_INFORMATION,
-    "extra": FaultType.IRRELEVANT_INFORMATION,
-}
-
-
 def _fault(name: Any, file: Path, path: str) -> FaultType:
     try:
         return FaultType(str(name))
@@ -388,7 +381,7 @@ def convert_mask(
         if len(faults) == 1:
             return faults[0]
         for f in faults:
-            if _KIND_FAULT.get(kind) is f:
+            if FAULT_OF_KIND.get(kind) is f:
                 return f
         return faults[0]
 
@@ -797,8 +790,3 @@ def _state_hash_text(raw: str) -> str:
     except ValueError:
         return raw
     return str(obj.get("db", raw)) if isinstance(obj, dict) else raw
-
-
-def release_state_hash(gt: GroundTruth) -> str:
-    """The τ² database hash of a (converted or raw release) state-hash ground truth."""
-    return _state_hash_text(gt.value[0]) if gt.value else ""
