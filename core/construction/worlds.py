@@ -137,12 +137,6 @@ def imported_worlds(store: Store, benchmark: str) -> list[LoadedWorld]:
     return out
 
 
-def imported_world(store: Store, benchmark: str) -> HostWorld | None:
-    """Return the newest imported (non-bundled) world of ``benchmark``, or None."""
-    worlds = imported_worlds(store, benchmark)
-    return worlds[0].world if worlds else None
-
-
 def import_directory(store: Store, benchmark: str, data_dir: Path) -> LoadedWorld:
     """Keep a host-data directory's world in the store (so later commands load exactly it).
 

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -250,8 +249,3 @@ def admit(
         if not r.ok:
             return StepResult(False, r.reason, {"components": comps})
     return StepResult(True, "ok", {"components": comps})
-
-
-def class_counts(plans: Sequence[FaultPlan]) -> Counter[str]:
-    """Planned diff classes with multiplicity (composite contract)."""
-    return Counter(DIFF_CLASS[p.fault] for p in plans)

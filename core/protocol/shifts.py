@@ -151,24 +151,6 @@ def _fire(
     )
 
 
-def trigger_matches(
-    state: EpisodeState, words: set[str], world: HostWorld, config: ProtocolConfig
-) -> list[tuple[ShiftEdge, list[str]]]:
-    """Return legal non-pivot edges whose changed slots' words occur in ``words``."""
-    assert state.graph is not None
-    src = state.current
-    out = []
-    for e in legal_edges(state, config):
-        if e.operator == "pivot":
-            continue
-        dst = state.graph.node(e.dst)
-        conds = {c.slot: c for c in (*dst.conditions, *src.conditions)}
-        hit = [s for s in delta_slots(src, dst) if words & world.slot_words(conds[s])]
-        if hit:
-            out.append((e, hit))
-    return out
-
-
 def trigger_matches_text(
     state: EpisodeState, question: str, world: HostWorld, config: ProtocolConfig
 ) -> list[tuple[ShiftEdge, list[str]]]:

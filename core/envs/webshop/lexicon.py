@@ -170,12 +170,6 @@ def _values_by_name(world: WebShopWorld) -> dict[str, tuple[str, ...]]:
     return out
 
 
-def option_label(world: WebShopWorld, condition: Condition) -> str:
-    """Plain label of an option condition (``colour``, ``pack size`` …)."""
-    fam, f = option_family(world.option_name(condition))
-    return _LABEL.get(fam, f.label)
-
-
 def slot_lexicon(world: WebShopWorld, condition: Condition) -> SlotLexicon:
     """Return the lexicon of one shop condition."""
     slot, value = condition.slot, condition.value
