@@ -10,552 +10,84 @@ variants as alternatives, a payment method's plain name, the customer's other or
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import yaml
+from pydantic import ValidationError
+
 from core.envs.lexicon import ActionLexicon, Dimension, Family, Problem, SlotLexicon, words_of
-from core.errors import ConfigError
+from core.errors import ConfigError, pydantic_error_to_config_error
+from core.model.base import Strict
 from core.model.intent import Condition, Intent
+from core.paths import DATA_DIR
 
 if TYPE_CHECKING:
     from core.envs.base import EnvSession
     from core.envs.tau2.world import Tau2World
 
-ADDRESS_CUES = (
-    "address",
-    "new address",
-    "shipping address",
-    "delivery address",
-    "mailing address",
-    "home address",
-    "where should",
-    "where do you live",
-    "where to ship",
-    "ship it to",
-    "send it to",
-    "deliver it to",
-    "deliver to",
-    "moved",
-    "move to",
-)
-PAYMENT_CUES = (
-    "payment method",
-    "pay",
-    "payment",
-    "pay with",
-    "pay by",
-    "how would you like to pay",
-    "how do you want to pay",
-    "how will you pay",
-    "how will you be paying",
-    "how are you paying",
-    "what will you pay with",
-    "pay for it",
-    "pay for this",
-    "card",
-    "credit card",
-    "debit card",
-    "gift card",
-    "paypal",
-    "which card",
-    "method of payment",
-    "billing",
-    "charge",
-    "charged",
-    "original payment",
-    "payment option",
-    "funding source",
-    "certificate",
-)
-REFUND_CUES = (
-    "refund",
-    "refunded",
-    "refund method",
-    "refund to",
-    "money back",
-    "reimburse",
-    "reimbursed",
-    "reimbursement",
-    "credited",
-    "credit back",
-    "get your money",
-    "send the money",
-    "receive the refund",
-)
-_OPTION_NAMES = ("color", "size", "material", "style", "capacity", "type", "version", "option")
+VOCABULARY_FILE = DATA_DIR / "lexicons" / "tau2.yaml"
+"""The τ² argument vocabulary (families, reasons, verbs, problem texts), project-written."""
 
+
+class _FamilyRow(Strict):
+    label: str
+    cues: tuple[str, ...]
+    values: tuple[str, ...] = ()
+    weak: tuple[str, ...] = ()
+
+
+class _VocabularyFile(Strict):
+    cue_groups: dict[str, tuple[str, ...]]
+    families: dict[str, _FamilyRow]
+    argument_families: dict[str, str]
+    reasons: dict[str, tuple[str, ...]]
+    tool_verbs: dict[str, tuple[str, ...]]
+    refunding_tools: tuple[str, ...]
+    distinct_verbs: tuple[str, ...]
+    scope_verbs: dict[str, tuple[str, ...]]
+    context: dict[str, tuple[str, ...]]
+    not_done: dict[str, str]
+    argument_wrong: dict[str, str]
+
+
+def _read_vocabulary(path: Path) -> _VocabularyFile:
+    """Read and validate the vocabulary file (ConfigError naming the file and field)."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ConfigError("file is missing", file=path) from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"not valid YAML: {exc}", file=path) from exc
+    try:
+        got = _VocabularyFile.model_validate(raw)
+    except ValidationError as exc:
+        raise pydantic_error_to_config_error(exc, file=path) from exc
+    for name, row in got.families.items():
+        for cue in row.cues:
+            if cue.startswith("@") and cue[1:] not in got.cue_groups:
+                raise ConfigError(f"unknown cue group {cue!r}", file=path, field=f"families.{name}")
+    return got
+
+
+def _family(row: _FamilyRow, groups: dict[str, tuple[str, ...]]) -> Family:
+    cues: list[str] = []
+    for cue in row.cues:
+        cues += groups[cue[1:]] if cue.startswith("@") else [cue]
+    return Family(row.label, tuple(cues), values=row.values, weak=row.weak)
+
+
+_VOCABULARY = _read_vocabulary(VOCABULARY_FILE)
 FAMILIES: dict[str, Family] = {
-    "order": Family(
-        "order number",
-        (
-            "order number",
-            "order id",
-            "order no",
-            "order #",
-            "which order",
-            "what order",
-            "order is it",
-            "order is this",
-            "order are we",
-            "which purchase",
-            "order reference",
-            "order code",
-            "order confirmation",
-        ),
-        weak=("order", "purchase"),
-    ),
-    "reason": Family(
-        "reason",
-        (
-            "reason",
-            "why",
-            "how come",
-            "what went wrong",
-            "what wrong",
-            "what made you",
-            "cause",
-            "purpose",
-            "motivation",
-            "what happened",
-            "the problem with",
-            "issue with",
-            "because",
-            "explanation",
-        ),
-        weak=("issue", "problem"),
-    ),
-    "items": Family(
-        "items",
-        (
-            "which item",
-            "what item",
-            "which product",
-            "what product",
-            "which one",
-            "which ones",
-            "which of the",
-            "what would you like to return",
-            "what do you want to return",
-            "want to return",
-            "like to return",
-            "need to return",
-            "to be returned",
-            "want to exchange",
-            "like to exchange",
-            "need to exchange",
-            "to be exchanged",
-            "want to change",
-            "like to change",
-            "want to modify",
-            "like to modify",
-            "item",
-            "product",
-            "what are you returning",
-            "what are you exchanging",
-            "send back",
-            "return",
-            "exchange",
-        ),
-        weak=("return", "exchange", "product", "item"),
-    ),
-    "new_items": Family(
-        "replacement",
-        (
-            "new item",
-            "new one",
-            "new ones",
-            "replacement",
-            "replace with",
-            "replace it with",
-            "exchange for",
-            "exchange it for",
-            "swap for",
-            "swap it for",
-            "switch to",
-            "change it to",
-            "change to",
-            "instead",
-            "which option",
-            "which variant",
-            "which version",
-            "what option",
-            "what variant",
-            "in exchange",
-            "would you like instead",
-            "you want instead",
-            "prefer instead",
-            "new variant",
-            "new version",
-            "new option",
-            "new model",
-            "new color",
-            "new size",
-            "different",
-        ),
-        weak=("different", "option", "variant", "version"),
-    ),
-    "payment": Family(
-        "payment method", PAYMENT_CUES, weak=("charge", "card", "certificate", "pay")
-    ),
-    "refund": Family("refund method", REFUND_CUES + PAYMENT_CUES, weak=("charge", "card", "pay")),
-    "address1": Family(
-        "street address",
-        ADDRESS_CUES + ("street", "street address", "address line 1", "first line", "line one"),
-    ),
-    "address2": Family(
-        "second address line",
-        ADDRESS_CUES
-        + (
-            "apartment",
-            "apt",
-            "suite",
-            "unit",
-            "floor",
-            "address line 2",
-            "second line",
-            "line two",
-        ),
-    ),
-    "city": Family("city", ADDRESS_CUES + ("city", "town", "which city")),
-    "state": Family("state", ADDRESS_CUES + ("state", "province", "region", "which state")),
-    "country": Family("country", ADDRESS_CUES + ("country", "nation", "which country")),
-    "zip": Family("zip code", ADDRESS_CUES + ("zip", "postal", "postcode", "zip code")),
-    "user": Family(
-        "user id",
-        (
-            "user id",
-            "username",
-            "user name",
-            "account id",
-            "account number",
-            "customer id",
-            "member id",
-            "profile",
-            "login",
-            "which account",
-            "your account",
-        ),
-        weak=("account",),
-    ),
-    "reservation": Family(
-        "reservation number",
-        (
-            "reservation id",
-            "reservation number",
-            "reservation code",
-            "booking reference",
-            "booking number",
-            "booking code",
-            "booking id",
-            "confirmation number",
-            "confirmation code",
-            "record locator",
-            "pnr",
-            "which reservation",
-            "what reservation",
-            "which booking",
-            "what booking",
-            "which trip",
-        ),
-        weak=("reservation", "booking", "trip"),
-    ),
-    "origin": Family(
-        "departure city",
-        (
-            "origin",
-            "departing from",
-            "depart from",
-            "leaving from",
-            "flying from",
-            "fly from",
-            "flying out of",
-            "fly out of",
-            "leaving out of",
-            "departing out of",
-            "travel from",
-            "traveling from",
-            "where from",
-            "from where",
-            "departure airport",
-            "departure city",
-            "starting point",
-            "where are you leaving",
-            "where will you leave",
-            "where are you flying from",
-            "where are you traveling from",
-            "where are you departing",
-            "which airport",
-            "route",
-        ),
-        weak=("from", "airport", "route", "depart", "departure", "which airport"),
-    ),
-    "destination": Family(
-        "destination",
-        (
-            "destination",
-            "where to",
-            "to where",
-            "where are you going",
-            "where are you heading",
-            "where are you flying",
-            "where are you flying to",
-            "where are you traveling",
-            "where are you traveling to",
-            "flying to",
-            "fly to",
-            "going to",
-            "headed",
-            "heading to",
-            "travel to",
-            "traveling to",
-            "arrival airport",
-            "arrival city",
-            "arriving",
-            "route",
-            "which airport",
-        ),
-        weak=("to", "airport", "route", "arrive", "arrival", "which airport"),
-    ),
-    "trip_type": Family(
-        "trip type",
-        (
-            "one way",
-            "one-way",
-            "round trip",
-            "roundtrip",
-            "return trip",
-            "return flight",
-            "trip type",
-            "type of trip",
-            "both ways",
-            "coming back",
-            "fly back",
-        ),
-        weak=("return",),
-    ),
-    "cabin": Family(
-        "cabin class",
-        (
-            "cabin",
-            "class",
-            "seat class",
-            "fare class",
-            "fare",
-            "economy",
-            "business",
-            "first class",
-            "basic economy",
-            "premium",
-            "which class",
-            "travel class",
-            "seating",
-            "seat",
-        ),
-        weak=("seat", "fare", "premium"),
-    ),
-    "flights": Family(
-        "flights",
-        (
-            "flight",
-            "flights",
-            "which flight",
-            "flight number",
-            "date",
-            "dates",
-            "when",
-            "what day",
-            "which day",
-            "travel date",
-            "departure date",
-            "what time",
-            "schedule",
-            "itinerary",
-            "leg",
-            "legs",
-            "connection",
-            "nonstop",
-            "direct",
-            "layover",
-            "rebook",
-            "when do you want to",
-            "when would you like to",
-            "when are you",
-            "what day do you",
-        ),
-        weak=("when", "direct", "time", "schedule"),
-    ),
-    "passengers": Family(
-        "passengers",
-        (
-            "passenger",
-            "passengers",
-            "traveler",
-            "travelers",
-            "who is traveling",
-            "who is flying",
-            "who will be",
-            "who else",
-            "who is going",
-            "names of",
-            "name of the",
-            "people",
-            "person",
-            "how many people",
-            "travel companion",
-            "companion",
-            "companions",
-            "guest",
-            "adult",
-            "adults",
-            "date of birth",
-            "traveling with",
-            "flying with",
-        ),
-        weak=("person", "people", "adult"),
-    ),
-    "bags": Family(
-        "number of bags",
-        (
-            "bag",
-            "bags",
-            "baggage",
-            "luggage",
-            "checked bag",
-            "checked bags",
-            "suitcase",
-            "suitcases",
-            "how many bags",
-            "checked",
-            "check in",
-        ),
-    ),
-    "paid_bags": Family(
-        "paid bags",
-        (
-            "paid bag",
-            "paid bags",
-            "extra bag",
-            "extra bags",
-            "non free",
-            "nonfree",
-            "additional bag",
-            "additional bags",
-            "pay for bags",
-            "bag fee",
-            "baggage fee",
-            "paid baggage",
-            "free bags",
-            "free baggage",
-            "allowance",
-        ),
-        weak=("bag", "bags", "baggage", "luggage"),
-    ),
-    "insurance": Family(
-        "travel insurance",
-        (
-            "insurance",
-            "insure",
-            "insured",
-            "coverage",
-            "travel insurance",
-            "trip insurance",
-            "protection",
-            "cover",
-        ),
-    ),
-    "amount": Family(
-        "certificate amount",
-        (
-            "amount",
-            "how much",
-            "certificate",
-            "voucher",
-            "compensation",
-            "credit",
-            "value",
-            "dollars",
-            "dollar",
-            "worth",
-        ),
-        weak=("value", "worth", "credit"),
-    ),
+    k: _family(row, _VOCABULARY.cue_groups) for k, row in _VOCABULARY.families.items()
 }
-
-_ARG_FAMILY = {
-    "order_id": "order",
-    "reason": "reason",
-    "item_ids": "items",
-    "new_item_ids": "new_items",
-    "payment_id": "payment",
-    "payment_method_id": "payment",
-    "payment_methods": "payment",
-    "address1": "address1",
-    "address2": "address2",
-    "city": "city",
-    "state": "state",
-    "country": "country",
-    "zip": "zip",
-    "user_id": "user",
-    "reservation_id": "reservation",
-    "origin": "origin",
-    "destination": "destination",
-    "flight_type": "trip_type",
-    "cabin": "cabin",
-    "flights": "flights",
-    "passengers": "passengers",
-    "total_baggages": "bags",
-    "nonfree_baggages": "paid_bags",
-    "insurance": "insurance",
-    "amount": "amount",
-}
-_REASONS: dict[str, tuple[str, ...]] = {
-    "no longer needed": (
-        "no longer needed",
-        "no longer need",
-        "do not need",
-        "not need it",
-        "not needed",
-        "need it anymore",
-        "changed my mind",
-        "unneeded",
-    ),
-    "ordered by mistake": (
-        "ordered by mistake",
-        "by mistake",
-        "mistake",
-        "by accident",
-        "accidentally",
-        "wrong order",
-        "accident",
-    ),
-}
-_TOOL_VERBS: dict[str, tuple[str, ...]] = {
-    "cancel_pending_order": ("cancel", "cancellation"),
-    "cancel_reservation": ("cancel", "cancellation"),
-    "return_delivered_order_items": ("return", "refund", "send back"),
-    "exchange_delivered_order_items": ("exchange", "swap", "replace"),
-    "modify_pending_order_items": ("modify", "change", "swap", "switch", "replace", "update"),
-    "modify_pending_order_address": ("address", "change", "update", "modify"),
-    "modify_user_address": ("address", "change", "update", "modify"),
-    "modify_pending_order_payment": ("payment", "change", "switch", "update"),
-    "book_reservation": ("book", "reserve", "booking"),
-    "update_reservation_flights": ("change", "switch", "rebook", "move", "update", "modify"),
-    "update_reservation_passengers": ("passenger", "change", "update"),
-    "update_reservation_baggages": ("bag", "baggage", "add", "update"),
-    "send_certificate": ("certificate", "compensation", "send"),
-}
-_REFUNDING = frozenset(
-    {"return_delivered_order_items", "exchange_delivered_order_items", "modify_pending_order_items"}
-)
-_DISTINCT_VERBS = ("cancel", "return", "exchange", "book", "refund")
-_SCOPE_VERBS: dict[str, tuple[str, ...]] = {
-    "cancel_pending_order": ("cancel", "cancellation"),
-    "cancel_reservation": ("cancel", "cancellation"),
-    "return_delivered_order_items": ("return", "send back"),
-    "exchange_delivered_order_items": ("exchange", "swap"),
-    "modify_pending_order_items": ("modify", "swap"),
-    "book_reservation": ("book", "booking", "reserve"),
-}
-"""Verbs naming one kind of write only (``refund`` and ``change`` are shared by several)."""
+"""Argument family → how customers talk about it."""
+_ARG_FAMILY = _VOCABULARY.argument_families
+_REASONS = _VOCABULARY.reasons
+_TOOL_VERBS = _VOCABULARY.tool_verbs
+_REFUNDING = frozenset(_VOCABULARY.refunding_tools)
+_DISTINCT_VERBS = _VOCABULARY.distinct_verbs
+_SCOPE_VERBS = _VOCABULARY.scope_verbs
 
 
 def _arg(slot: str) -> tuple[int, str, str] | None:
@@ -741,32 +273,6 @@ def slot_lexicon(world: Tau2World, condition: Condition) -> SlotLexicon:
     )
 
 
-_CONTEXT: dict[str, tuple[str, ...]] = {
-    "email": ("email", "email address", "mail", "e mail", "contact email"),
-    "first_name": (
-        "name",
-        "first name",
-        "full name",
-        "your name",
-        "who am i speaking",
-        "first and last name",
-        "given name",
-    ),
-    "last_name": (
-        "name",
-        "last name",
-        "surname",
-        "family name",
-        "full name",
-        "your name",
-        "first and last name",
-    ),
-    "zip": ("zip", "postal", "postcode", "zip code"),
-    "dob": ("date of birth", "birthday", "born", "dob", "birth date", "birthdate"),
-    "user_id": ("user id", "username", "user name", "account id", "customer id", "account"),
-}
-
-
 def context_lexicon(key: str) -> SlotLexicon:
     """Return how an agent asks for the context fact ``key`` (identification)."""
     label = key.replace("_", " ")
@@ -774,7 +280,7 @@ def context_lexicon(key: str) -> SlotLexicon:
         slot=key,
         label=label,
         family="identity",
-        cues=words_of((label,), _CONTEXT.get(key, ())),
+        cues=words_of((label,), _VOCABULARY.context.get(key, ())),
     )
 
 
@@ -826,49 +332,6 @@ def action_lexicon(intent: Intent) -> ActionLexicon | None:
 
 # --------------------------------------------------------------------------- problems
 
-_NOT_DONE = {
-    "cancel_pending_order": "the order still isn't cancelled",
-    "cancel_reservation": "my reservation still isn't cancelled",
-    "return_delivered_order_items": "the return still isn't done",
-    "exchange_delivered_order_items": "the exchange still isn't done",
-    "modify_pending_order_items": "the items in my order still haven't been changed",
-    "modify_pending_order_address": "the shipping address of my order still hasn't been changed",
-    "modify_user_address": "my address still hasn't been updated",
-    "modify_pending_order_payment": "the payment method of my order still hasn't been changed",
-    "book_reservation": "the flight still isn't booked",
-    "update_reservation_flights": "my flights still haven't been changed",
-    "update_reservation_passengers": "the passenger details still haven't been updated",
-    "update_reservation_baggages": "my bags still haven't been sorted out",
-    "send_certificate": "I still haven't received the certificate",
-}
-_ARG_WRONG = {
-    "order_id": "that's the wrong order",
-    "reservation_id": "that's the wrong reservation",
-    "reason": "the reason isn't right",
-    "item_ids": "those aren't the right items",
-    "new_item_ids": "the replacement isn't the one I want",
-    "payment_method_id": "that's the wrong payment method",
-    "payment_id": "that's the wrong payment method",
-    "payment_methods": "the payment isn't set up the way I want",
-    "address1": "the address isn't right",
-    "address2": "the address isn't right",
-    "city": "the address isn't right",
-    "state": "the address isn't right",
-    "country": "the address isn't right",
-    "zip": "the address isn't right",
-    "user_id": "that's the wrong account",
-    "origin": "the route isn't right",
-    "destination": "the route isn't right",
-    "flight_type": "the trip type isn't right",
-    "cabin": "it's the wrong cabin class",
-    "flights": "those aren't the flights I want",
-    "passengers": "the passenger details aren't right",
-    "total_baggages": "the number of bags is wrong",
-    "nonfree_baggages": "the number of paid bags is wrong",
-    "insurance": "the insurance choice is wrong",
-    "amount": "the certificate amount is wrong",
-}
-
 
 def problems(world: Tau2World, intent: Intent, session: EnvSession) -> list[Problem]:
     """Return what the session still gets wrong against ``intent``, in plain words.
@@ -899,15 +362,17 @@ def problems(world: Tau2World, intent: Intent, session: EnvSession) -> list[Prob
             diff = [a for a, v in g.args.items() if adapter.canon(args.get(a)) != adapter.canon(v)]
             seen: set[str] = set()
             for a in diff:
-                text = _ARG_WRONG.get(a, f"the {a.replace('_', ' ')} isn't right")
+                text = _VOCABULARY.argument_wrong.get(a, f"the {a.replace('_', ' ')} isn't right")
                 if text in seen:
                     continue
                 seen.add(text)
-                group = tuple(slots[x] for x in diff if _ARG_WRONG.get(x) == text) or (slots[a],)
+                group = tuple(
+                    slots[x] for x in diff if _VOCABULARY.argument_wrong.get(x) == text
+                ) or (slots[a],)
                 out.append(Problem(slots=group, text=text))
             if diff:
                 continue
-        text = _NOT_DONE.get(g.tool, "one of the things I asked for still isn't done")
+        text = _VOCABULARY.not_done.get(g.tool, "one of the things I asked for still isn't done")
         known = ""
         items = g.args.get("item_ids")
         if isinstance(items, list) and items:
