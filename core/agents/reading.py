@@ -538,3 +538,22 @@ def _shop_vocabulary(world: HostWorld) -> _Vocabulary:
         )
     memo.put("vocabulary", vocab)
     return vocab
+
+
+def harvest_fields(text: str, out: dict[str, Any]) -> None:
+    """Remember scalar fields of a JSON observation (first value per key wins)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return
+    stack = [data]
+    while stack:
+        cur = stack.pop(0)
+        if isinstance(cur, dict):
+            for k, v in cur.items():
+                if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                    out.setdefault(str(k), v)
+                else:
+                    stack.append(v)
+        elif isinstance(cur, list):
+            stack.extend(cur)

@@ -306,7 +306,7 @@ class SymbolicAgent(AgentBase):
         self.acted = True
         self._seen_texts.append(text)
         if self._tools.get(action.tool) is not None and self._tools[action.tool].kind == "read":
-            _harvest(text, self._observed)
+            reading.harvest_fields(text, self._observed)
             self._reread()
         spec = self._tools.get(action.tool)
         if spec is not None and spec.kind == "write":
@@ -408,7 +408,7 @@ class SymbolicAgent(AgentBase):
                 if p not in have:
                     slot = f"arg:{i}:{tool}:{p}"
                     if p in self.context:
-                        self.belief[slot] = Condition(slot=slot, value=_json(self.context[p]))
+                        self.belief[slot] = Condition(slot=slot, value=json.dumps(self.context[p]))
                     else:
                         out.append(slot)
         return out
@@ -590,29 +590,6 @@ class InformedSymbolicAgent(SymbolicAgent):
         super().bind(ctx)
         if ctx.truth is not None:
             self.intent_source = ctx.truth.current_intent
-
-
-def _json(value: str) -> str:
-    return json.dumps(value)
-
-
-def _harvest(text: str, out: dict[str, Any]) -> None:
-    """Remember scalar fields of a JSON observation (first value per key wins)."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        return
-    stack = [data]
-    while stack:
-        cur = stack.pop(0)
-        if isinstance(cur, dict):
-            for k, v in cur.items():
-                if isinstance(v, (str, int, float)) and not isinstance(v, bool):
-                    out.setdefault(str(k), v)
-                else:
-                    stack.append(v)
-        elif isinstance(cur, list):
-            stack.extend(cur)
 
 
 def _plain_call_key(action: EnvAction) -> str:
