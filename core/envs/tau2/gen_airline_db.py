@@ -13,7 +13,7 @@ from typing import Any
 
 from core.envs.tau2.generate import (
     address,
-    digits,
+    credit_cards,
     person,
     unique,
 )
@@ -109,15 +109,7 @@ def make_users(rng: random.Random, used: set[str]) -> dict[str, Any]:
     used_uids: set[str] = set()
     for _ in range(N_USERS):
         first, last, uid = person(rng, used_uids)
-        methods: dict[str, Any] = {}
-        for _ in range(rng.randint(1, 2)):
-            cid = unique(rng, 7, used, "credit_card_")
-            methods[cid] = {
-                "source": "credit_card",
-                "id": cid,
-                "brand": rng.choice(("visa", "mastercard")),
-                "last_four": digits(rng, 4),
-            }
+        methods: dict[str, Any] = credit_cards(rng, used)
         if rng.random() < 0.5:
             gid = unique(rng, 7, used, "gift_card_")
             methods[gid] = {"source": "gift_card", "id": gid, "amount": rng.randint(0, 300)}
