@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from core.envs.lexicon import (
+from core.envs.requirement_lexicon import (
     ActionLexicon,
     Problem,
     SlotLexicon,

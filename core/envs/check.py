@@ -30,8 +30,8 @@ from functools import partial
 from typing import TypeVar
 
 from core.envs.base import CatalogueWords, EnvSession, HostWorld, WorldBase
-from core.envs.lexicon import ActionLexicon, SlotLexicon
-from core.envs.lexicon import Problem as UnmetProblem
+from core.envs.requirement_lexicon import ActionLexicon, SlotLexicon
+from core.envs.requirement_lexicon import Problem as UnmetProblem
 from core.model.cache import LockedLRU
 from core.model.config import ProtocolConfig
 from core.model.intent import Condition, GroundTruth, Intent

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from pydantic import Field
 
-from core.faults.lexicon import LEXICON, Lexicon
+from core.faults.cue_lexicon import LEXICON, Lexicon
 from core.faults.plan import own_atoms
 from core.faults.surface import SURFACES, capabilities_of, label_of, tool_of_request, vague_of
 from core.faults.taxonomy import DIFF_CLASS, DIFF_CLASSES, FAMILY_OF_CLASS

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pydantic import Field
 from rapidfuzz.fuzz import ratio
 
-from core.faults.lexicon import LEXICON
+from core.faults.cue_lexicon import LEXICON
 from core.faults.surface import (
     SURFACES,
     capabilities_of,

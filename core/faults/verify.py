@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.faults.cue_lexicon import LEXICON
 from core.faults.extract import Extraction
-from core.faults.lexicon import LEXICON
 from core.faults.plan import FaultPlan, component_readings, own_atoms
 from core.faults.surface import forbidden_terms, leaks
 from core.faults.taxonomy import ADMISSION_RULE, DIFF_CLASS, FAMILY_OF_CLASS, TARGETED

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from core.faults.lexicon import LEXICON, Lexicon
+from core.faults.cue_lexicon import LEXICON, Lexicon
 from core.faults.plan import FaultPlan
 from core.faults.surface import (
     SURFACES,

@@ -12,8 +12,9 @@ The act is read over the user's *current* intent:
 * ``offtopic`` — nothing the user could answer.
 
 The offline interpreter (:func:`interpret`) matches the world's slot lexicons
-(:mod:`core.envs.lexicon`) with normalised stems (:mod:`core.protocol.textnorm`) and scores
-sentences (:mod:`core.protocol.lexmatch`); it only ever returns slots of the intent it is given.
+(:mod:`core.envs.requirement_lexicon`) with normalised stems (:mod:`core.protocol.textnorm`) and
+scores sentences (:mod:`core.protocol.lexmatch`); it only ever returns slots of the intent it
+is given.
 An LLM interpreter (:mod:`core.protocol.interpret_llm`) maps messages to the same acts.
 """
 
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from core.envs.base import HostWorld
-from core.envs.lexicon import ActionLexicon, SlotLexicon
+from core.envs.requirement_lexicon import ActionLexicon, SlotLexicon
 from core.model.intent import Condition, Intent
 from core.protocol.lexmatch import Compiled, Score, compile_lexicons, score, selected
 from core.protocol.textnorm import WORD_NUMBERS, Sentence, clean, sentences, stem, tokens

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.envs.base import EnvSession, HostWorld
-from core.envs.lexicon import Problem, content_words, default_slot_label
+from core.envs.requirement_lexicon import Problem, content_words, default_slot_label
 from core.model.events import Disclosure, DisclosureHow, ReplyKind
 from core.model.intent import ConditionValue
 from core.protocol.interpret import QuestionAct, interpret

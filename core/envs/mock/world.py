@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.envs.base import EnvSession, WorldBase
-from core.envs.lexicon import Problem, SlotLexicon
+from core.envs.requirement_lexicon import Problem, SlotLexicon
 from core.model.base import content_hash
 from core.model.config import ProtocolConfig
 from core.model.intent import Condition, GroundTruth, Intent
@@ -235,25 +235,25 @@ class MockWorld(WorldBase):
 
     def slot_lexicon(self, condition: Condition) -> SlotLexicon:
         """Return how shoppers talk about a condition (interpreter hook)."""
-        from core.envs.mock import lexicon
+        from core.envs.mock import mock_lexicon
 
-        return lexicon.slot_lexicon(condition, self.slot_label(condition))
+        return mock_lexicon.slot_lexicon(condition, self.slot_label(condition))
 
     def lexicon_families(self) -> tuple[SlotLexicon, ...]:
         """Return the slot families of the shop (interpreter hook)."""
-        from core.envs.mock import lexicon
+        from core.envs.mock import mock_lexicon
 
-        return lexicon.families()
+        return mock_lexicon.families()
 
     def unmet_problems(self, intent: Intent, session: EnvSession) -> list[Problem] | None:
         """Return what the purchase gets wrong, in plain words (None when nothing is bought)."""
-        from core.envs.mock import lexicon
+        from core.envs.mock import mock_lexicon
 
         prop = session.proposal()
         if not prop:
             return [Problem(slots=(), text="you haven't bought anything yet")]
         item = self.by_id[str(prop["item_id"])]
-        return lexicon.problems(unmet(item, intent), intent, item.base != intent.base)
+        return mock_lexicon.problems(unmet(item, intent), intent, item.base != intent.base)
 
     def compile_intent(self, intent: Intent) -> list[EnvAction]:
         """Return a search and the purchase of the cheapest matching item."""

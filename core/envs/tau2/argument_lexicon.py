@@ -13,12 +13,17 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-from pydantic import ValidationError
-
-from core.envs.lexicon import ActionLexicon, Dimension, Family, Problem, SlotLexicon, words_of
-from core.errors import ConfigError, pydantic_error_to_config_error
+from core.envs.requirement_lexicon import (
+    ActionLexicon,
+    Dimension,
+    Family,
+    Problem,
+    SlotLexicon,
+    words_of,
+)
+from core.errors import ConfigError
 from core.model.base import Strict
+from core.model.datafile import read_yaml_model
 from core.model.intent import Condition, Intent
 from core.paths import DATA_DIR
 
@@ -53,16 +58,7 @@ class _VocabularyFile(Strict):
 
 def _read_vocabulary(path: Path) -> _VocabularyFile:
     """Read and validate the vocabulary file (ConfigError naming the file and field)."""
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise ConfigError("file is missing", file=path) from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"not valid YAML: {exc}", file=path) from exc
-    try:
-        got = _VocabularyFile.model_validate(raw)
-    except ValidationError as exc:
-        raise pydantic_error_to_config_error(exc, file=path) from exc
+    got = read_yaml_model(path, _VocabularyFile)
     for name, row in got.families.items():
         for cue in row.cues:
             if cue.startswith("@") and cue[1:] not in got.cue_groups:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from core.envs.base import EnvSession, WorldBase
-from core.envs.lexicon import ActionLexicon, Problem, SlotLexicon
+from core.envs.requirement_lexicon import ActionLexicon, Problem, SlotLexicon
 from core.envs.tau2.db import BaseDB, OverlayState, clone
 from core.envs.tau2.loader import (
     base_for_path,
@@ -224,33 +224,33 @@ class Tau2World(WorldBase):
 
     def slot_lexicon(self, condition: Condition) -> SlotLexicon:
         """Return how customers talk about an argument condition (interpreter hook)."""
-        from core.envs.tau2 import lexicon
+        from core.envs.tau2 import argument_lexicon
 
-        return lexicon.slot_lexicon(self, condition)
+        return argument_lexicon.slot_lexicon(self, condition)
 
     def context_lexicon(self, key: str) -> SlotLexicon:
         """Return how an agent asks for a context fact (identification; interpreter hook)."""
-        from core.envs.tau2 import lexicon
+        from core.envs.tau2 import argument_lexicon
 
-        return lexicon.context_lexicon(key)
+        return argument_lexicon.context_lexicon(key)
 
     def lexicon_families(self) -> tuple[SlotLexicon, ...]:
         """Return the domain's slot families (interpreter hook)."""
-        from core.envs.tau2 import lexicon
+        from core.envs.tau2 import argument_lexicon
 
-        return lexicon.families(self.domain)
+        return argument_lexicon.families(self.domain)
 
     def action_lexicon(self, intent: Intent) -> ActionLexicon | None:
         """Return the kind of action an intent asks for (confirmation hook)."""
-        from core.envs.tau2 import lexicon
+        from core.envs.tau2 import argument_lexicon
 
-        return lexicon.action_lexicon(intent)
+        return argument_lexicon.action_lexicon(intent)
 
     def unmet_problems(self, intent: Intent, session: EnvSession) -> list[Problem]:
         """Return what is still not done or wrong, in plain words (rejection hints)."""
-        from core.envs.tau2 import lexicon
+        from core.envs.tau2 import argument_lexicon
 
-        return lexicon.problems(self, intent, session)
+        return argument_lexicon.problems(self, intent, session)
 
     def unmet_slots(self, intent: Intent, session: EnvSession) -> list[str]:
         """Return the slots of the golden writes not executed yet."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from core.envs.lexicon import (
+from core.envs.requirement_lexicon import (
     COLOR,
     COUNT,
     FEATURE,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from core.envs.base import CatalogueWords, EnvSession, WorldBase
-from core.envs.lexicon import Problem, SlotLexicon
+from core.envs.requirement_lexicon import Problem, SlotLexicon
 from core.envs.webshop.catalogue import Catalogue, CatalogueLike, page_count
 from core.envs.webshop.loader import BUNDLED_DIR, load_payload_dir, validate_payload
 from core.envs.webshop.models import Goal, GoalSpec, Product, RewardBreakdown, WorldPayload
@@ -245,9 +245,9 @@ class WebShopWorld(WorldBase):
 
     def slot_lexicon(self, condition: Condition) -> SlotLexicon:
         """Return how shoppers talk about a condition (interpreter hook)."""
-        from core.envs.webshop import lexicon
+        from core.envs.webshop import shop_lexicon
 
-        return lexicon.slot_lexicon(self, condition)
+        return shop_lexicon.slot_lexicon(self, condition)
 
     def context_lexicon(self, key: str) -> SlotLexicon:
         """The product type is no fact to ask for: "what kind of product?" is an open question."""
@@ -255,15 +255,15 @@ class WebShopWorld(WorldBase):
 
     def lexicon_families(self) -> tuple[SlotLexicon, ...]:
         """Return the shop's slot families (interpreter hook)."""
-        from core.envs.webshop import lexicon
+        from core.envs.webshop import shop_lexicon
 
-        return lexicon.families()
+        return shop_lexicon.families()
 
     def unmet_problems(self, intent: Intent, session: EnvSession) -> list[Problem]:
         """Return what the purchase gets wrong, in plain words (rejection hints)."""
-        from core.envs.webshop import lexicon
+        from core.envs.webshop import shop_lexicon
 
-        return lexicon.problems(self, intent, session)
+        return shop_lexicon.problems(self, intent, session)
 
     def unmet_slots(self, intent: Intent, session: EnvSession) -> list[str] | None:
         """Return the slots the purchase fails (None when nothing was bought)."""

@@ -9,10 +9,10 @@ import pytest
 
 from core.envs.base import EnvSession
 from core.envs.check import CODES, Problem, check_world, describe
-from core.envs.lexicon import Problem as UnmetProblem
-from core.envs.lexicon import SlotLexicon
 from core.envs.mock.world import MockWorld
 from core.envs.registry import BENCHMARKS, load_world
+from core.envs.requirement_lexicon import Problem as UnmetProblem
+from core.envs.requirement_lexicon import SlotLexicon
 from core.errors import ConfigError
 from core.model.config import ProtocolConfig
 from core.model.intent import Condition, GroundTruth, Intent
