@@ -27,9 +27,9 @@ from interp_questions import Item, load  # noqa: E402
 
 from core.envs.base import HostWorld  # noqa: E402
 from core.envs.registry import load_world  # noqa: E402
+from core.envs.requirement_lexicon import content_words  # noqa: E402
 from core.model.intent import Intent  # noqa: E402
 from core.protocol import interpret as interp  # noqa: E402
-from core.protocol.hooks import content_words, context_facts, slot_words  # noqa: E402
 
 TARGET_P95_MS = 0.5
 FIRST_MEASURED = 0.937
@@ -41,10 +41,10 @@ than the tuned one."""
 def legacy_read(text: str, intent: Intent, world: HostWorld) -> tuple[str, set[str]]:
     """The matcher before the interpreter: slot words ∩ content words; else confusion."""
     words = content_words(text)
-    hits = {c.slot for c in intent.conditions if words & slot_words(world, c)}
+    hits = {c.slot for c in intent.conditions if words & world.slot_words(c)}
     if hits:
         return "slots", hits
-    ctx = context_facts(world, intent)
+    ctx = world.context_facts(intent)
     if any(content_words(k) & words for k in ctx):
         return "slots", set()
     return "offtopic", set()

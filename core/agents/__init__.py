@@ -6,7 +6,6 @@ This package init stays import-light (models import :mod:`core.agents.base`). Us
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +34,7 @@ def make_agent(spec: str, **kwargs: Any) -> Agent:
     Raises:
         ConfigError: If no agent is registered under ``spec``.
     """
-    importlib.import_module("core.agents.scripted")  # registers the scripted agents
+    import core.agents.scripted  # noqa: F401 - registers the scripted agents
     from core.errors import ConfigError
 
     factory = _FACTORIES.get(spec.upper())

@@ -102,6 +102,8 @@ class LLMAgent(AgentBase):
         self.questions_before_proposal = 0
         self.proposed = False
         self.action_format = action_format
+        # the client is any ChatModel (a litellm client, a scripted or recorded one): only a
+        # configured model's client carries a spec with a context window
         spec_limit = getattr(getattr(client, "spec", None), "context_chars", None)
         self.window_chars = spec_limit if isinstance(spec_limit, int) else window_chars
         self.dropped_turns = 0
@@ -114,7 +116,7 @@ class LLMAgent(AgentBase):
 
     def _params(self) -> dict[str, Any]:
         """Per-call parameters: the seed when the model samples (temperature not 0)."""
-        spec = getattr(self.client, "spec", None)
+        spec = getattr(self.client, "spec", None)  # a ChatModel need not carry a model spec
         if self.seed is not None and getattr(spec, "temperature", 0.0) != 0.0:
             return {"seed": self.seed}
         return {}

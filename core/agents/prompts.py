@@ -13,6 +13,7 @@ from functools import lru_cache
 from core.agents.methods import MethodSpec
 from core.agents.wire import render_action
 from core.errors import ConfigError
+from core.model.config import DEFAULT_COSTS
 from core.model.episode import AgentView
 from core.model.world import ToolSpec
 from core.paths import DATA_DIR
@@ -122,9 +123,9 @@ def budget_lines(view: AgentView, benchmark: str) -> str:
     if benchmark == "webshop":
         out.append("Buying takes several actions: open the item, click each option, then buy now.")
     if view.patience is not None:
-        costs = view.costs or {}
-        ask = costs.get("question", 2.0)
-        rej = costs.get("rejected_proposal", 4.0)
+        costs = {**DEFAULT_COSTS, **(view.costs or {})}
+        ask = costs["question"]
+        rej = costs["rejected_proposal"]
         out.append(
             f"The person's patience: {view.patience:g} left. A question costs {ask:g}; "
             f"a rejected final answer costs {rej:g}. At zero they stop working with you."

@@ -24,7 +24,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from core.envs.base import HostWorld
 from core.model.intent import Condition
@@ -170,10 +170,9 @@ class ReplyReader:
         return got
 
     def _label(self, cond: Condition) -> str:
-        """The world's plain-word label of a condition's slot ('' without the hook)."""
-        fn = getattr(self.world, "slot_label", None)
+        """The world's plain-word label of a condition's slot ('' when it cannot give one)."""
         try:
-            return str(fn(cond)) if callable(fn) else ""
+            return self.world.slot_label(cond)
         except Exception:  # noqa: BLE001 - a label the world cannot give
             return ""
 
@@ -410,12 +409,9 @@ def family_slots(world: HostWorld, held: Iterable[str]) -> tuple[str, ...]:
     """
     if _shop_vocabulary(world).active or any(parse_slot(s) for s in held):
         return ()
-    fams = getattr(world, "lexicon_families", None)
-    if not callable(fams):
-        return ()
     out: list[str] = []
-    for lex in fams():
-        fam = getattr(lex, "slot", "") or getattr(lex, "family", "")
+    for lex in world.lexicon_families():
+        fam = lex.slot or lex.family
         if fam:
             out.append("price_upper" if fam == "price" else fam)
     return tuple(dict.fromkeys(out))
@@ -516,28 +512,48 @@ class _Vocabulary:
         return self.options.found_in(text)
 
 
-_VOCABS: dict[int, tuple[Any, _Vocabulary]] = {}
 _EMPTY = _Vocabulary(_PhraseIndex(()), _PhraseIndex(()), False)
+VOCABULARY_MEMO = "agents.reading.vocabulary"
+"""The world's memo table holding its reader vocabulary (one entry)."""
 
 
 def _shop_vocabulary(world: HostWorld) -> _Vocabulary:
     """The catalogue vocabulary of a shop world (empty for worlds without a catalogue).
 
     Read from the catalogue's option and attribute counts (aggregates a catalogue file keeps),
-    so an agent on a million-product shop does not read every product.
+    so an agent on a million-product shop does not read every product; built once per world.
     """
-    cat = getattr(world, "catalogue", None)
-    if cat is None or not cat.products:
-        return _EMPTY
-    got = _VOCABS.get(id(world))
-    if got is not None and got[0] is world:
-        return got[1]
-    attrs = {a.lower() for a in cat.attribute_counts() if a}
-    opts = {v.lower() for vs in cat.option_counts().values() for v in vs if v}
-    vocab = _Vocabulary(
-        _PhraseIndex(sorted(attrs)),
-        _PhraseIndex(sorted(opts, key=lambda v: (-len(v), v))),
-        active=True,
-    )
-    _VOCABS[id(world)] = (world, vocab)
+    memo = world.memo(VOCABULARY_MEMO, size=1)
+    got = memo.get("vocabulary")
+    if got is not None:
+        return cast(_Vocabulary, got)
+    words = world.catalogue_words()
+    if words is None:
+        vocab = _EMPTY
+    else:
+        vocab = _Vocabulary(
+            _PhraseIndex(sorted(words.attributes)),
+            _PhraseIndex(sorted(words.options, key=lambda v: (-len(v), v))),
+            active=True,
+        )
+    memo.put("vocabulary", vocab)
     return vocab
+
+
+def harvest_fields(text: str, out: dict[str, Any]) -> None:
+    """Remember scalar fields of a JSON observation (first value per key wins)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return
+    stack = [data]
+    while stack:
+        cur = stack.pop(0)
+        if isinstance(cur, dict):
+            for k, v in cur.items():
+                if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                    out.setdefault(str(k), v)
+                else:
+                    stack.append(v)
+        elif isinstance(cur, list):
+            stack.extend(cur)

@@ -15,7 +15,6 @@ from core.agents.base import AgentBase, EpisodeBinding, TruthProbe
 from core.model.actions import Ask, EnvOp, Malformed, Propose
 from core.model.episode import AgentView
 from core.model.world import EnvAction
-from core.protocol.hooks import compile_intent, slot_label
 
 
 def _tail_env_actions(view: AgentView) -> list[EnvAction]:
@@ -72,7 +71,7 @@ class OracleAgent(AgentBase):
                 return self._ask(owed[:1])
             if self.recover and owed and p - cq > cq + eps:
                 return self._ask(owed[:1])
-        plan = compile_intent(t.world, t.current_intent())
+        plan = t.world.compile_intent(t.current_intent())
         if len(tail) < len(plan) and plan[: len(tail)] == tail:
             return EnvOp(action=plan[len(tail)])
         return Propose(text="done")
@@ -82,7 +81,7 @@ class OracleAgent(AgentBase):
             return Ask(text="Is there anything else I should know?", asks=())
         assert self.truth is not None
         cond = self.truth.current_intent().slot_map()[slots[0]]
-        label = slot_label(self.truth.world, cond)
+        label = self.truth.world.slot_label(cond)
         return Ask(text=f"What {label} would you like?", asks=tuple(slots))
 
 

@@ -33,14 +33,13 @@ from core.agents import reading
 from core.agents.askbook import AskBook, signature, slot_family
 from core.agents.base import AgentBase, EpisodeBinding, EventFeed
 from core.agents.methods import MethodSpec, method_spec
-from core.envs.base import HostWorld, WorldBase
+from core.envs.base import HostWorld
 from core.errors import DriftBenchError
 from core.model.actions import Ask, EnvOp, Malformed, Propose
-from core.model.cache import LockedLRU
+from core.model.config import DEFAULT_COSTS
 from core.model.episode import AgentView
 from core.model.intent import Condition, Intent
 from core.model.world import EnvAction
-from core.protocol.hooks import compile_intent, slot_lexicon
 
 ActionT = EnvOp | Ask | Propose | Malformed
 IntentSource = Callable[[], Intent]
@@ -60,16 +59,6 @@ _UNCOMPILABLE: Any = object()
 
 class _NotCompilable(Exception):
     """The host cannot compile this belief (the planner relaxes a condition and retries)."""
-
-
-def _memo(world: HostWorld, name: str) -> LockedLRU[Any, Any] | None:
-    """The world's own memo table (worlds without one, e.g. test doubles, get none).
-
-    ``compile_intent`` is a pure function of the intent's content, and the same beliefs recur
-    across personas, methods and seeds of one sample, so a sweep compiles each belief once per
-    process and world.
-    """
-    return world.memo(name) if isinstance(world, WorldBase) else None
 
 
 def _label(slot: str) -> str:
@@ -108,7 +97,7 @@ class SymbolicAgent(AgentBase):
         self.literal = literal
         self.askbook = askbook if self.method.self_evolving else None
         self.intent_source = intent_source
-        self.costs = {"question": 2.0, "rejected_proposal": 4.0, **(costs or {})}
+        self.costs = {**DEFAULT_COSTS, **(costs or {})}
         self.belief: dict[str, Condition] = {c.slot: c for c in literal.conditions}
         self.confirmed: set[str] = set()
         self.dropped: set[str] = set()
@@ -141,8 +130,10 @@ class SymbolicAgent(AgentBase):
         self._seen_texts: list[str] = [""]
         self._last_action: Any = None
         self._reaction_next = False
-        self._plans = _memo(world, "symbolic_plans")
-        self._call_keys = _memo(world, "symbolic_call_keys")
+        # compile_intent is a pure function of the intent's content, and the same beliefs
+        # recur across personas, methods and seeds of one sample: compiled once per world
+        self._plans = world.memo("symbolic_plans")
+        self._call_keys = world.memo("symbolic_call_keys")
 
     # -- observation ---------------------------------------------------------------------------
     def bind(self, ctx: EpisodeBinding) -> None:
@@ -198,7 +189,7 @@ class SymbolicAgent(AgentBase):
         for slot in self._known_slots():
             cond = self.belief.get(slot) or Condition(slot=slot, value="")
             try:
-                lex = slot_lexicon(self.world, cond)
+                lex = self.world.slot_lexicon(cond)
                 words = {lex.label, *lex.cues}
             except Exception:  # noqa: BLE001 - a slot the world cannot describe
                 words = set()
@@ -315,7 +306,7 @@ class SymbolicAgent(AgentBase):
         self.acted = True
         self._seen_texts.append(text)
         if self._tools.get(action.tool) is not None and self._tools[action.tool].kind == "read":
-            _harvest(text, self._observed)
+            reading.harvest_fields(text, self._observed)
             self._reread()
         spec = self._tools.get(action.tool)
         if spec is not None and spec.kind == "write":
@@ -350,14 +341,13 @@ class SymbolicAgent(AgentBase):
         lit = self.literal
         key = (lit.benchmark, lit.env_id, lit.base, tuple(sorted(c.key() for c in conds)))
         table = self._plans
-        got = table.get(key) if table is not None else None
+        got = table.get(key)
         if got is None:
             try:
-                got = tuple(compile_intent(self.world, self._intent(conds)))
+                got = tuple(self.world.compile_intent(self._intent(conds)))
             except (DriftBenchError, KeyError, ValueError, TypeError):
                 got = _UNCOMPILABLE
-            if table is not None:
-                table.put(key, got)
+            table.put(key, got)
         if got is _UNCOMPILABLE:
             raise _NotCompilable
         return list(got)
@@ -418,7 +408,7 @@ class SymbolicAgent(AgentBase):
                 if p not in have:
                     slot = f"arg:{i}:{tool}:{p}"
                     if p in self.context:
-                        self.belief[slot] = Condition(slot=slot, value=_json(self.context[p]))
+                        self.belief[slot] = Condition(slot=slot, value=json.dumps(self.context[p]))
                     else:
                         out.append(slot)
         return out
@@ -512,7 +502,7 @@ class SymbolicAgent(AgentBase):
         """The world's customer words for a slot ('street address'), never its field id."""
         cond = self.belief.get(slot) or Condition(slot=slot, value="")
         try:
-            label = slot_lexicon(self.world, cond).label.strip()
+            label = self.world.slot_lexicon(cond).label.strip()
         except Exception:  # noqa: BLE001 - a slot the world cannot describe
             label = ""
         return label or _label(slot)
@@ -532,8 +522,6 @@ class SymbolicAgent(AgentBase):
     def _call_key(self, action: EnvAction) -> str:
         """``tool + sorted-JSON args``, memoised per action object (plans are shared, immutable)."""
         memo = self._call_keys
-        if memo is None:
-            return _plain_call_key(action)
         got = memo.get(id(action))
         if got is not None and got[0] is action:
             return str(got[1])
@@ -602,29 +590,6 @@ class InformedSymbolicAgent(SymbolicAgent):
         super().bind(ctx)
         if ctx.truth is not None:
             self.intent_source = ctx.truth.current_intent
-
-
-def _json(value: str) -> str:
-    return json.dumps(value)
-
-
-def _harvest(text: str, out: dict[str, Any]) -> None:
-    """Remember scalar fields of a JSON observation (first value per key wins)."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        return
-    stack = [data]
-    while stack:
-        cur = stack.pop(0)
-        if isinstance(cur, dict):
-            for k, v in cur.items():
-                if isinstance(v, (str, int, float)) and not isinstance(v, bool):
-                    out.setdefault(str(k), v)
-                else:
-                    stack.append(v)
-        elif isinstance(cur, list):
-            stack.extend(cur)
 
 
 def _plain_call_key(action: EnvAction) -> str:

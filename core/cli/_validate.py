@@ -59,11 +59,6 @@ def positive(value: str) -> int:
     return int_in(1, MAX_COUNT)(value)
 
 
-def non_negative(value: str) -> int:
-    """A count of at least 0."""
-    return int_in(0, MAX_COUNT)(value)
-
-
 def any_int(value: str) -> int:
     """Any whole number of sane size (a seed value)."""
     return int_in(-(2**63), 2**63 - 1)(value)

@@ -7,8 +7,11 @@ and exits with code 2 with the store untouched.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from core.cli._common import add_json, emit, existing_dir, open_store
+from core.envs.base import HostWorld
+from core.errors import ConfigError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,11 +22,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     t = isub.add_parser("tau2", help="import a τ²-bench domain directory")
     t.add_argument("--domain", choices=("retail", "airline"), required=True)
     t.add_argument("--from", dest="src", type=existing_dir, required=True, metavar="DIR")
+    add_check(t)
     add_json(t)
     t.set_defaults(handler=cmd_import_tau2)
 
     w = isub.add_parser("webshop", help="import WebShop product and instruction files")
     w.add_argument("--from", dest="src", type=existing_dir, required=True, metavar="DIR")
+    add_check(w)
     add_json(w)
     w.set_defaults(handler=cmd_import_webshop)
 
@@ -55,9 +60,35 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_import_sessions(isub)
 
 
+def add_check(parser: argparse.ArgumentParser) -> None:
+    """Add ``--check``: run the world contract check on the imported world."""
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="check the imported world against the world contract (exit 1 on a problem)",
+    )
+
+
+def checked(args: argparse.Namespace, world: HostWorld, result: dict[str, Any], text: str) -> int:
+    """Emit ``result`` (with ``check`` when ``--check``); 1 when the world breaks the contract.
+
+    ``result["check"]`` is ``{"passed", "problems": [{"code", "hook", "detail", "meaning"}]}``.
+    """
+    if not args.check:
+        return emit(args, result, text)
+    from core.envs.check import check_world, describe
+
+    problems = check_world(world)
+    result = {**result, "check": {"passed": not problems, "problems": describe(problems)}}
+    lines = [f"  {p}" for p in problems]
+    verdict = "world check: passed" if not problems else f"world check: {len(problems)} problem(s)"
+    code = emit(args, result, "\n".join([text, verdict, *lines]))
+    return 1 if problems else code
+
+
 def cmd_import_tau2(args: argparse.Namespace) -> int:
     """Import a τ²-bench domain directory (db.json, tasks.json, split_tasks.json, policy.md)."""
-    from core.envs.tau2 import import_domain
+    from core.envs.tau2 import import_domain, load_tau2_world
 
     store = open_store(args)
     result = import_domain(args.domain, args.src, store)
@@ -65,7 +96,9 @@ def cmd_import_tau2(args: argparse.Namespace) -> int:
         f"imported τ² {result['domain']}: {result['tasks']} tasks, "
         f"initial state {result['initial_state_hash'][:16]}…"
     )
-    return emit(args, result, text)
+    if not args.check:
+        return emit(args, result, text)
+    return checked(args, load_tau2_world(args.domain, args.src), result, text)
 
 
 def cmd_import_webshop(args: argparse.Namespace) -> int:
@@ -83,7 +116,14 @@ def cmd_import_webshop(args: argparse.Namespace) -> int:
         + (" (resumed)" if result["resumed"] else "")
         + f"; world {result['world_id']}"
     )
-    return emit(args, result, text)
+    if not args.check:
+        return emit(args, result, text)
+    from core.construction.worlds import stored
+
+    got = stored(store, str(result["world_id"]))
+    if got is None:
+        raise ConfigError(f"the imported world {result['world_id']} is not in the store")
+    return checked(args, got.world, result, text)
 
 
 def cmd_import_release(args: argparse.Namespace) -> int:
@@ -92,7 +132,6 @@ def cmd_import_release(args: argparse.Namespace) -> int:
     from core.construction.release import read_release
     from core.construction.report import record_build
     from core.construction.worlds import LoadedWorld, bundled, imported_worlds, world_for
-    from core.errors import ConfigError
 
     store = open_store(args)
     name = (args.name or args.src.name).strip()

@@ -64,11 +64,7 @@ BUNDLED_PLAN: dict[str, dict[str, Any]] = {
 # ---------------------------------------------------------------------------------- worlds
 def host_task_count(world: HostWorld) -> int:
     """Number of host tasks of a world (τ² tasks, shop goals; else its seeds)."""
-    for attr in ("tasks", "goals"):
-        items = getattr(world, attr, None)
-        if isinstance(items, (list, tuple)):
-            return len(items)
-    return len(world.seeds())
+    return world.task_count()
 
 
 _SPLIT_NAMES: dict[str, str] = {
@@ -88,10 +84,8 @@ def task_splits(world: HostWorld) -> dict[str, str]:
     τ²-bench's ``split_tasks.json`` names ``train`` and ``test`` (and ``base`` = every task,
     ignored); a task in no named split is ``test``.
     """
-    raw = getattr(world, "split_tasks", None)
+    raw = world.task_splits()
     out: dict[str, str] = {}
-    if not isinstance(raw, dict):
-        return out
     for name in ("train", "learn", "dev", "validation", "eval", "test"):  # later names win
         for tid in raw.get(name) or []:
             out[str(tid)] = _SPLIT_NAMES[name]

@@ -31,23 +31,24 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from core.construction.release_nodes import SlotMap, align, conditions_of, map_root, recipe_calls
+from core.construction.release_graphs import (
+    ReleaseGraph,
+    conditions_from,
+    convert_graph,
+    ground_truth_from,
+    need,
+)
+from core.construction.release_nodes import SlotMap
 from core.construction.release_worlds import PlacementStats, place_tau2, place_webshop
 from core.construction.verify import verify_sample
 from core.construction.worlds import LoadedWorld, ref_for
 from core.envs.base import HostWorld
 from core.errors import ConfigError
+from core.faults.taxonomy import FAULT_OF_KIND
 from core.model.base import canonical_json
-from core.model.intent import Condition, Edge, GroundTruth, Intent, IntentGraph, ShiftOperator
+from core.model.intent import Condition, Intent, IntentGraph
 from core.model.sample import FaultType, MaskEntry, MaskKind, Sample, VerifierRecord
-from core.model.shift import classify_shift
 
-_OPS = {
-    "REFINEMENT": ShiftOperator.REFINE,
-    "RELAXATION": ShiftOperator.RELAX,
-    "SUBSTITUTION": ShiftOperator.SUBSTITUTE,
-    "PIVOT": ShiftOperator.PIVOT,
-}
 _SUPPORTED = ("webshop", "tau2_retail", "tau2_airline")
 
 
@@ -58,290 +59,6 @@ class ReleaseImport:
     graphs: list[IntentGraph] = field(default_factory=list)
     samples: list[Sample] = field(default_factory=list)
     report: dict[str, Any] = field(default_factory=dict)
-
-
-def _need(obj: Any, key: str, typ: type | tuple[type, ...], file: Path, path: str) -> Any:
-    if not isinstance(obj, dict):
-        raise ConfigError("expected an object", file=file, field=path or "<root>")
-    if key not in obj:
-        raise ConfigError("required field is missing", file=file, field=f"{path}.{key}".lstrip("."))
-    v = obj[key]
-    if not isinstance(v, typ):
-        names = typ.__name__ if isinstance(typ, type) else "/".join(t.__name__ for t in typ)
-        raise ConfigError(f"must be {names}", file=file, field=f"{path}.{key}".lstrip("."))
-    return v
-
-
-def _conditions(raw: Any, file: Path, path: str) -> list[Condition]:
-    if not isinstance(raw, list):
-        raise ConfigError("must be a list of [slot, op, value]", file=file, field=path)
-    out = []
-    for i, c in enumerate(raw):
-        if not (isinstance(c, list) and len(c) == 3 and isinstance(c[0], str)):
-            raise ConfigError("must be [slot, op, value]", file=file, field=f"{path}[{i}]")
-        op = c[1] if c[1] in ("=", "<=", ">=", "!=", "contains") else None
-        if op is None or not isinstance(c[2], (str, int, float, bool)):
-            raise ConfigError(f"bad condition {c!r}", file=file, field=f"{path}[{i}]")
-        out.append(Condition(slot=c[0], op=op, value=c[2]))
-    return out
-
-
-def _gt(raw: Any, file: Path, path: str) -> GroundTruth | None:
-    """A release ground truth in this engine's format (τ² state hashes as ``[hash]``)."""
-    if raw is None:
-        return None
-    kind = _need(raw, "kind", str, file, path)
-    value = _need(raw, "value", (str, list), file, path)
-    if kind not in ("purchaseset", "statehash", "rowset", "scalar"):
-        raise ConfigError(f"unknown ground-truth kind {kind!r}", file=file, field=f"{path}.kind")
-    rows = [value] if isinstance(value, str) else [str(v) for v in value]
-    if kind == "statehash":
-        rows = [_state_hash_text(r) for r in rows]
-    return GroundTruth(kind=kind, value=sorted(rows))
-
-
-def _benchmark_of_graph(g: dict[str, Any], file: Path) -> str:
-    return str(_need(g, "adapter", str, file, ""))
-
-
-def _env_of_graph(g: dict[str, Any], bench: str) -> str:
-    raw = g.get("env_spec")
-    spec: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    if bench == "webshop":
-        return str(spec.get("cluster") or g.get("env_id") or "webshop")
-    if bench.startswith("tau2_"):
-        return str(spec.get("domain") or bench.split("_", 1)[1])
-    return str(g.get("env_id") or bench)
-
-
-def _task_of(raw: dict[str, Any]) -> str | None:
-    """The host task a node comes from (the first part of ``source_record``), if named."""
-    rec = raw.get("source_record")
-    return str(rec).split("+", 1)[0] if rec not in (None, "") else None
-
-
-def _base_text(raw: dict[str, Any]) -> str:
-    base_raw = raw.get("base")
-    return canonical_json(base_raw) if isinstance(base_raw, (dict, list)) else str(base_raw)
-
-
-def _release_node(raw: Any, bench: str, env: str, file: Path, path: str) -> tuple[str, Intent]:
-    """A node kept as the release states it (WebShop; τ² nodes without a recipe)."""
-    old_id = _need(raw, "intent_id", str, file, path)
-    conds = _conditions(_need(raw, "conditions", list, file, path), file, f"{path}.conditions")
-    if bench.startswith("tau2_"):
-        conds = SlotMap(next_index=_max_index(conds) + 1).translate(conds)
-    src = raw.get("source_record")
-    intent = Intent.build(
-        benchmark=bench,
-        env_id=env,
-        base=_base_text(raw),
-        conditions=conds,
-        ground_truth=_gt(raw.get("ground_truth"), file, f"{path}.ground_truth"),
-        is_seed=bool(raw.get("is_seed", False)),
-        source_record=str(src) if src is not None else None,
-    )
-    return old_id, intent
-
-
-def _max_index(conds: list[Condition]) -> int:
-    parts = (c.slot.split(":") for c in conds)
-    return max(
-        (int(p[1]) for p in parts if len(p) > 1 and p[0] == "arg" and p[1].isdigit()), default=-1
-    )
-
-
-def _diff_text(a: Intent, b: Intent, op: ShiftOperator) -> str:
-    """A readable delta between two converted nodes (the runtime recomputes its own)."""
-    rel = classify_shift(a, b)
-    if rel is not None and rel.operator is op:
-        return rel.delta
-    if op is ShiftOperator.PIVOT:
-        return f"pivot_to: {b.base}"
-    old, new = a.slot_map(), b.slot_map()
-    parts = [f"added {s}" for s in sorted(set(new) - set(old))]
-    parts += [f"removed {s}" for s in sorted(set(old) - set(new))]
-    parts += [f"changed {s}" for s in sorted(set(old) & set(new)) if old[s] != new[s]]
-    return "; ".join(parts) or op.value
-
-
-@dataclass
-class ReleaseGraph:
-    """One converted release graph plus what the world checks need.
-
-    Attributes:
-        graph: The converted graph (release ground truths, in this engine's format).
-        file: Where it was read.
-        root_map: Release slot names of the root → converted slots (τ² recipes).
-        operators: Child intent id → the release's operator for its edge.
-        products: WebShop: the root's product and the pivots' products (ASINs).
-        duplicates: Children dropped as identical to the root or an earlier child once their
-            recipes (derived arguments, restored defaults) were converted.
-    """
-
-    graph: IntentGraph
-    file: Path
-    root_map: SlotMap | None = None
-    operators: dict[str, ShiftOperator] = field(default_factory=dict)
-    products: dict[str, str] = field(default_factory=dict)
-    duplicates: int = 0
-
-
-def _tau2_nodes(
-    g: dict[str, Any], bench: str, env: str, file: Path
-) -> tuple[Intent, list[Intent], dict[str, str], SlotMap] | None:
-    """Root and children of a τ² graph converted from their recipes (None: no root recipe)."""
-    root_raw = _need(g, "root", dict, file, "")
-    root_calls = recipe_calls(root_raw, file, "root")
-    if root_calls is None:
-        return None
-    release_conds = _conditions(
-        _need(root_raw, "conditions", list, file, "root"), file, "root.conditions"
-    )
-    root_map = map_root(release_conds, root_calls)
-    root_base = _task_of(root_raw) or _base_text(root_raw)
-    root = Intent.build(
-        benchmark=bench,
-        env_id=env,
-        base=root_base,
-        conditions=conditions_of(root_calls, list(range(len(root_calls)))),
-        ground_truth=_gt(root_raw.get("ground_truth"), file, "root.ground_truth"),
-        is_seed=bool(root_raw.get("is_seed", True)),
-        source_record=str(root_raw.get("source_record") or root_base),
-    )
-    ids = {_need(root_raw, "intent_id", str, file, "root"): root.intent_id}
-    ops = {
-        str(e.get("dst")): str(e.get("operator"))
-        for e in g.get("edges") or []
-        if isinstance(e, dict)
-    }
-    children: list[Intent] = []
-    for i, c in enumerate(_need(g, "children", list, file, "")):
-        path = f"children[{i}]"
-        old = _need(c, "intent_id", str, file, path)
-        calls = recipe_calls(c, file, path)
-        if calls is None:
-            _, node = _release_node(c, bench, env, file, path)
-        else:
-            pivot = ops.get(old) == "PIVOT"
-            indices = list(range(len(calls))) if pivot else align(root_calls, calls)
-            base = root_base
-            if pivot:
-                base = _task_of(c) or _base_text(c)
-                if base == root_base:
-                    base = f"{base}+{old}"
-            src = c.get("source_record")
-            node = Intent.build(
-                benchmark=bench,
-                env_id=env,
-                base=base,
-                conditions=conditions_of(calls, indices),
-                ground_truth=_gt(c.get("ground_truth"), file, f"{path}.ground_truth"),
-                is_seed=bool(c.get("is_seed", False)),
-                source_record=str(src) if src is not None else None,
-            )
-        ids[old] = node.intent_id
-        children.append(node)
-    return root, children, ids, root_map
-
-
-def convert_graph(g: Any, file: Path) -> ReleaseGraph:
-    """Convert one release graph object (τ² nodes from their recipes)."""
-    if not isinstance(g, dict):
-        raise ConfigError("expected an object", file=file, field="<root>")
-    gid = g.get("graph_id") or g.get("tree_id")
-    if not isinstance(gid, str):
-        raise ConfigError("required field is missing", file=file, field="tree_id")
-    bench = _benchmark_of_graph(g, file)
-    env = _env_of_graph(g, bench)
-    converted = _tau2_nodes(g, bench, env, file) if bench.startswith("tau2_") else None
-    root_map: SlotMap | None = None
-    if converted is not None:
-        root, children, ids, root_map = converted
-    else:
-        old_root, root = _release_node(_need(g, "root", dict, file, ""), bench, env, file, "root")
-        ids = {old_root: root.intent_id}
-        children = []
-        for i, c in enumerate(_need(g, "children", list, file, "")):
-            old, node = _release_node(c, bench, env, file, f"children[{i}]")
-            ids[old] = node.intent_id
-            children.append(node)
-    unique: list[Intent] = []
-    seen = {root.intent_id}
-    for c in children:  # a relaxation whose recipe restores the dropped default is the root
-        if c.intent_id not in seen:
-            seen.add(c.intent_id)
-            unique.append(c)
-    duplicates = len(children) - len(unique)
-    children = unique
-    by_id = {n.intent_id: n for n in (root, *children)}
-    edges = []
-    linked: set[tuple[str, str]] = set()
-    operators: dict[str, ShiftOperator] = {}
-    for i, e in enumerate(_need(g, "edges", list, file, "")):
-        op = _need(e, "operator", str, file, f"edges[{i}]")
-        if op not in _OPS:
-            raise ConfigError(f"unknown operator {op!r}", file=file, field=f"edges[{i}].operator")
-        src = _need(e, "src", str, file, f"edges[{i}]")
-        dst = _need(e, "dst", str, file, f"edges[{i}]")
-        if src not in ids or dst not in ids:
-            raise ConfigError("edge names an unknown node", file=file, field=f"edges[{i}]")
-        prov = e.get("provenance") if e.get("provenance") in ("REAL", "SYNTHETIC") else "SYNTHETIC"
-        if ids[src] == ids[dst] or (ids[src], ids[dst]) in linked:
-            continue
-        linked.add((ids[src], ids[dst]))
-        operators[ids[dst]] = _OPS[op]
-        edges.append(
-            Edge(
-                src=ids[src],
-                dst=ids[dst],
-                operator=_OPS[op],
-                delta=_diff_text(by_id[ids[src]], by_id[ids[dst]], _OPS[op]),
-                provenance=prov,
-                gt_moved=bool(e.get("gt_moved", True)),
-            )
-        )
-    cfg_any = g.get("config")
-    cfg_raw: dict[str, Any] = cfg_any if isinstance(cfg_any, dict) else {}
-    config: dict[str, str | int | float | bool] = {
-        k: v for k, v in sorted(cfg_raw.items()) if isinstance(v, (str, int, float, bool))
-    }
-    config["source"] = "release"
-    graph = IntentGraph(
-        graph_id=gid,
-        benchmark=bench,
-        env_id=env,
-        root=root,
-        children=tuple(children),
-        edges=tuple(edges),
-        config=config,
-    )
-    products: dict[str, str] = {}
-    if bench == "webshop":
-        products = _products(g, ids)
-    return ReleaseGraph(graph, file, root_map, operators, products, duplicates)
-
-
-def _products(g: dict[str, Any], ids: dict[str, str]) -> dict[str, str]:
-    """Converted intent id → the product (ASIN) a WebShop node is about."""
-    out: dict[str, str] = {}
-    nodes = [g.get("root"), *(g.get("children") or [])]
-    for raw in nodes:
-        if not isinstance(raw, dict):
-            continue
-        base = raw.get("base")
-        asin = base.get("asin") if isinstance(base, dict) else None
-        if isinstance(asin, str) and raw.get("intent_id") in ids:
-            out[ids[str(raw["intent_id"])]] = asin
-    return out
-
-
-_KIND_FAULT: dict[str, FaultType] = {
-    "substituted": FaultType.FACTUAL_ERROR,
-    "presupposed": FaultType.FALSE_PRESUPPOSITION,
-    "withheld": FaultType.INSUFFICIENT_INFORMATION,
-    "extra": FaultType.IRRELEVANT_INFORMATION,
-}
 
 
 def _fault(name: Any, file: Path, path: str) -> FaultType:
@@ -388,7 +105,7 @@ def convert_mask(
         if len(faults) == 1:
             return faults[0]
         for f in faults:
-            if _KIND_FAULT.get(kind) is f:
+            if FAULT_OF_KIND.get(kind) is f:
                 return f
         return faults[0]
 
@@ -489,7 +206,7 @@ def convert_mask(
     derived = [root_slots[s] for s in smap.derived if s in root_slots]
     readings = []
     for i, r in enumerate(mask.get("literal_readings") or []):
-        conds = smap.translate(_conditions(r, file, f"{path}.literal_readings[{i}]"))
+        conds = smap.translate(conditions_from(r, file, f"{path}.literal_readings[{i}]"))
         have = {c.slot for c in conds}
         conds += [d for d in derived if d.slot not in have]
         readings.append(tuple(sorted(conds, key=Condition.key)))
@@ -560,7 +277,7 @@ def _faults_of(entry: dict[str, Any], file: Path, path: str) -> list[FaultType]:
     ids = entry.get("strategy_ids")
     if isinstance(ids, list) and ids:
         return [_fault(x, file, f"{path}.strategy_ids") for x in ids]
-    return [_fault(_need(entry, "strategy", str, file, path), file, f"{path}.strategy")]
+    return [_fault(need(entry, "strategy", str, file, path), file, f"{path}.strategy")]
 
 
 def _candidates(
@@ -686,15 +403,15 @@ def read_release(
             path = f"results[{i}]"
             if not isinstance(entry, dict):
                 raise ConfigError("expected an object", file=p, field=path)
-            tree = _need(entry, "tree", str, p, path)
+            tree = need(entry, "tree", str, p, path)
             faults = _faults_of(entry, p, path)
             source = f"{p.name}:{path}:{tree}__{'+'.join(f.value for f in faults)}"
             status = entry.get("status", "admitted")
             if status != "admitted":
                 skipped.append({"source": source, "reason": f"status {status!r}"})
                 continue
-            query = _need(entry, "query", str, p, path)
-            mask = _need(entry, "mask", dict, p, path)
+            query = need(entry, "query", str, p, path)
+            mask = need(entry, "mask", dict, p, path)
             found = rgs.get(tree)
             if found is None:
                 skipped.append({"source": source, "reason": f"graph {tree} not found"})
@@ -702,10 +419,10 @@ def read_release(
             sid = f"{tree}__{'+'.join(f.value for f in faults)}"
             admit(found, query, faults, mask, entry, split, sid, source, p, path)
     for p, obj in ws_samples:
-        tree = _need(obj, "tree_id", str, p, "")
+        tree = need(obj, "tree_id", str, p, "")
         faults = _faults_of(obj, p, "")
-        query = _need(obj, "query", str, p, "")
-        mask = _need(obj, "mask", dict, p, "")
+        query = need(obj, "query", str, p, "")
+        mask = need(obj, "mask", dict, p, "")
         found = rgs.get(tree)
         if found is None:
             found = _root_only_graph(obj, tree, p)
@@ -768,16 +485,16 @@ def read_release(
 def _root_only_graph(obj: dict[str, Any], tree: str, p: Path) -> ReleaseGraph:
     """A one-node graph from a sample's ``hidden_intent`` when its graph file is absent."""
     bench = str(obj.get("adapter") or "webshop")
-    hidden = _need(obj, "hidden_intent", dict, p, "")
-    conds = _conditions(
-        _need(hidden, "conditions", list, p, "hidden_intent"), p, "hidden_intent.conditions"
+    hidden = need(obj, "hidden_intent", dict, p, "")
+    conds = conditions_from(
+        need(hidden, "conditions", list, p, "hidden_intent"), p, "hidden_intent.conditions"
     )
     root = Intent.build(
         benchmark=bench,
         env_id=str(obj.get("cluster") or bench),
         base=str(obj.get("goal_idx", tree)),
         conditions=conds,
-        ground_truth=_gt(obj.get("ground_truth"), p, "ground_truth"),
+        ground_truth=ground_truth_from(obj.get("ground_truth"), p, "ground_truth"),
         is_seed=True,
     )
     graph = IntentGraph(
@@ -788,17 +505,3 @@ def _root_only_graph(obj: dict[str, Any], tree: str, p: Path) -> ReleaseGraph:
         config={"source": "release", "root_only": True},
     )
     return ReleaseGraph(graph, p)
-
-
-def _state_hash_text(raw: str) -> str:
-    """The τ² database hash inside a release value (``{"db": h, "errors": []}``)."""
-    try:
-        obj = json.loads(raw)
-    except ValueError:
-        return raw
-    return str(obj.get("db", raw)) if isinstance(obj, dict) else raw
-
-
-def release_state_hash(gt: GroundTruth) -> str:
-    """The τ² database hash of a (converted or raw release) state-hash ground truth."""
-    return _state_hash_text(gt.value[0]) if gt.value else ""

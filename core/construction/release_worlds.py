@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.construction.worlds import LoadedWorld
+from core.envs.base import HostWorld
+from core.envs.webshop.world import WebShopWorld
 from core.graph.gate import GateStats, PolicyGate
 from core.graph.hosts import adapter_for
 from core.model.intent import Edge, Intent, IntentGraph, ShiftOperator
@@ -47,14 +49,17 @@ class PlacementStats:
         }
 
 
-_GATES: dict[str, PolicyGate] = {}
+GATE_MEMO = "construction.release_worlds.gate"
+"""The world's memo table holding its policy gate (one entry)."""
 
 
-def _gate(world: Any) -> PolicyGate:
-    key = str(world.world_id)
-    if key not in _GATES:
-        _GATES[key] = PolicyGate(adapter_for(world))
-    return _GATES[key]
+def _gate(world: HostWorld) -> PolicyGate:
+    memo = world.memo(GATE_MEMO, size=1)
+    got: PolicyGate | None = memo.get("gate")
+    if got is None:
+        got = PolicyGate(adapter_for(world))
+        memo.put("gate", got)
+    return got
 
 
 def _execute(world: Any, node: Intent) -> tuple[Any, str | None]:
@@ -73,10 +78,8 @@ def _finish(
 ) -> IntentGraph:
     """Rebuild edges for the kept nodes, run the gate and record the world."""
     world = loaded.world
-    context_of = getattr(world, "context_of", None)
-    if callable(context_of):
-        root = root.model_copy(update={"context": dict(context_of(root))})
-        children = [c.model_copy(update={"context": dict(context_of(c))}) for c in children]
+    root = root.model_copy(update={"context": world.context_of(root)})
+    children = [c.model_copy(update={"context": world.context_of(c)}) for c in children]
     by_id = {n.intent_id: n for n in (root, *children)}
     edges: list[Edge] = []
     for e in rg_graph.edges:
@@ -161,16 +164,15 @@ def place_webshop(
         return None, None, f"graph {graph.graph_id} names no product"
     reason = None
     for cand in candidates:
-        world = cand.world
-        catalogue = getattr(world, "catalogue", None)
-        by_asin = getattr(catalogue, "by_asin", {}) or {}
+        shop = cand.world if isinstance(cand.world, WebShopWorld) else None
+        by_asin = shop.catalogue.by_asin if shop is not None else {}
         label = cand.ref.name or cand.ref.world_id
         if asin not in by_asin:
             reason = (
                 f"product {asin} of graph {graph.graph_id} is not in the webshop world '{label}'"
             )
             continue
-        goals = {g.asin: g for g in getattr(world, "goals", [])}
+        goals = {g.asin: g for g in shop.goals} if shop is not None else {}
         goal = goals.get(asin)
         if goal is None:
             reason = f"product {asin} of graph {graph.graph_id} has no goal in '{label}'"

@@ -5,7 +5,7 @@ A sample passes when, on its own world,
 1. every node of its intent graph executes to the ground truth stored with it (the graph
    describes this world, not another one);
 2. for every node, the oracle's actions — the host's compiled recipe of that intent — run
-   without a tool error on a fresh session and the host's adjudication accepts them (whichever
+   without a tool error on a fresh session and the world's ``judge`` accepts them (whichever
    node a silent shift moves the user to, the goal is reachable); and
 3. an ORACLE episode through the real engine (template voice, persona ``rational`` and seed
    0 by default, silent shifts as scheduled) ends in SUCCESS.
@@ -25,16 +25,19 @@ from core.agents import make_agent
 from core.engine import episode
 from core.engine.eventlog import InMemoryEventLog
 from core.envs.base import HostWorld
+from core.model.config import ProtocolConfig
 from core.model.intent import Intent, IntentGraph
 from core.model.persona import Persona
 from core.model.sample import Sample
-from core.protocol.hooks import compile_intent
 from core.protocol.personas import load_persona
 
 ORACLE_PERSONA = "rational"
 """Persona of the verification episode."""
 
-_GRAPH_CACHE: dict[tuple[str, str], str | None] = {}
+GRAPH_MEMO = "construction.verify.graphs"
+"""The world's memo table of graph check results (graph id → reason or ``""``)."""
+GRAPH_MEMO_SIZE = 4096
+"""Graph results kept per world."""
 
 
 @lru_cache(maxsize=16)
@@ -42,8 +45,12 @@ def _persona(persona_id: str) -> Persona:
     return load_persona(persona_id)
 
 
-def check_node(world: HostWorld, node: Intent) -> str | None:
-    """Why ``node`` fails on ``world`` (stored ground truth, oracle actions), or None."""
+def check_node(world: HostWorld, node: Intent, config: ProtocolConfig | None = None) -> str | None:
+    """Why ``node`` fails on ``world`` (stored ground truth, oracle actions), or None.
+
+    The oracle's actions are accepted by the world's one acceptance, :meth:`HostWorld.judge`,
+    under ``config`` (the default protocol config when None) — the engine's own judgement.
+    """
     try:
         gt = world.execute(node)
     except Exception as exc:  # noqa: BLE001 - an unexecutable node is the finding
@@ -51,7 +58,7 @@ def check_node(world: HostWorld, node: Intent) -> str | None:
     if node.ground_truth is not None and gt.hash != node.ground_truth.hash:
         return f"node {node.intent_id} executes to a different ground truth than stored"
     try:
-        plan = compile_intent(world, node)
+        plan = world.compile_intent(node)
     except Exception as exc:  # noqa: BLE001
         return f"node {node.intent_id}: the oracle cannot compile it: {exc}"
     if not plan:
@@ -61,25 +68,24 @@ def check_node(world: HostWorld, node: Intent) -> str | None:
         obs = session.act(action)
         if not obs.ok:
             return f"node {node.intent_id}: oracle action {action.tool} failed: {obs.text[:160]}"
-    verdict = world.adjudicate(node, session)
+    verdict = world.judge(node, session, config if config is not None else ProtocolConfig())
     if not verdict.accepted:
         return f"node {node.intent_id}: the oracle's actions are not accepted ({verdict.reason})"
     return None
 
 
 def check_graph(world: HostWorld, graph: IntentGraph) -> str | None:
-    """:func:`check_node` over every node of ``graph`` (cached per world and graph)."""
-    key = (str(world.world_id), graph.graph_id)
-    if key in _GRAPH_CACHE:
-        return _GRAPH_CACHE[key]
+    """:func:`check_node` over every node of ``graph`` (cached in the world's memo)."""
+    memo = world.memo(GRAPH_MEMO, size=GRAPH_MEMO_SIZE)
+    got: str | None = memo.get(graph.graph_id)
+    if got is not None:
+        return got or None
     reason = None
     for node in graph.nodes:
         reason = check_node(world, node)
         if reason is not None:
             break
-    if len(_GRAPH_CACHE) > 4096:
-        _GRAPH_CACHE.clear()
-    _GRAPH_CACHE[key] = reason
+    memo.put(graph.graph_id, reason or "")
     return reason
 
 
@@ -174,8 +180,3 @@ class VerifyReport:
             "failed": list(self.failed),
             **dict(extra),
         }
-
-
-def clear_cache() -> None:
-    """Forget cached graph checks (tests)."""
-    _GRAPH_CACHE.clear()

@@ -29,6 +29,7 @@ from typing import Any
 
 from core.envs.base import HostWorld
 from core.envs.registry import load_world
+from core.envs.webshop.world import WebShopWorld
 from core.errors import ConfigError
 from core.model.intent import BUNDLED_WORLD_PREFIX, IntentGraph, WorldRef
 from core.model.sample import Sample
@@ -82,7 +83,7 @@ def ref_for(world: HostWorld) -> WorldRef:
         benchmark=world.benchmark,
         world_id=fp,
         fingerprint=fp,
-        name=Path(str(getattr(world, "source", "") or "")).name,
+        name=Path(world.source).name,
     )
 
 
@@ -136,12 +137,6 @@ def imported_worlds(store: Store, benchmark: str) -> list[LoadedWorld]:
     return out
 
 
-def imported_world(store: Store, benchmark: str) -> HostWorld | None:
-    """Return the newest imported (non-bundled) world of ``benchmark``, or None."""
-    worlds = imported_worlds(store, benchmark)
-    return worlds[0].world if worlds else None
-
-
 def import_directory(store: Store, benchmark: str, data_dir: Path) -> LoadedWorld:
     """Keep a host-data directory's world in the store (so later commands load exactly it).
 
@@ -155,7 +150,7 @@ def import_directory(store: Store, benchmark: str, data_dir: Path) -> LoadedWorl
         world_id = load_tau2_world(benchmark.removeprefix("tau2_"), data_dir).world_id
     elif benchmark == "webshop":
         world = load_world(benchmark, data_dir)
-        payload = getattr(world, "payload", None)
+        payload = world.payload if isinstance(world, WebShopWorld) else None
         if payload is None:
             raise ConfigError("this webshop world has no storable payload", file=data_dir)
         store.put_world(
@@ -164,7 +159,7 @@ def import_directory(store: Store, benchmark: str, data_dir: Path) -> LoadedWorl
             name=Path(data_dir).name,
             source=str(data_dir),
             payload=payload.model_dump(mode="json"),
-            summary={"products": len(getattr(world, "products", []) or [])},
+            summary={"products": len(world.products) if isinstance(world, WebShopWorld) else 0},
         )
         world_id = world.world_id
     else:

@@ -43,7 +43,7 @@ from core.model.events import (
 )
 from core.model.intent import Intent
 from core.model.world import Verdict
-from core.protocol import hooks, shifts, user
+from core.protocol import shifts, user
 from core.protocol.emit import Emitter
 from core.protocol.matching import Reading, read_ask
 from core.protocol.matching import record as record_reading
@@ -213,7 +213,7 @@ def execute(live: LiveEpisode, em: Emitter, op: EnvOp) -> bool:
         mutating = live.world.is_mutating(op.action)
     except Exception as exc:  # noqa: BLE001 - host failures end the episode as ERROR
         raise Failure(TerminationReason.ENV_ERROR, exc) from exc
-    limit = hooks.max_observation_chars(live.world)
+    limit = live.world.max_observation_chars
     em.emit(
         ObservationRecorded, action=op.action, ok=obs.ok, text=obs.text[:limit], mutating=mutating
     )
@@ -298,7 +298,7 @@ def force(live: LiveEpisode, em: Emitter, reason: str) -> None:
         ForcedFinal,
         reason=reason,
         message=message,
-        format_hint=hooks.final_answer_format(live.world),
+        format_hint=live.world.final_answer_format(),
     )
 
 
@@ -328,7 +328,7 @@ def forced_answer(live: LiveEpisode, em: Emitter, action: AgentAction) -> None:
             target="final_format",
             detail=f"{action.kind} is not a final answer",
             original=original,
-            replacement=FORMAT_REPAIR_NOTE + " " + hooks.final_answer_format(live.world),
+            replacement=FORMAT_REPAIR_NOTE + " " + live.world.final_answer_format(),
         )
     else:
         judge(live, em, "forced_final")

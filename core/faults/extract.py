@@ -16,14 +16,14 @@ from typing import Protocol
 
 from pydantic import Field
 
-from core.faults.lexicon import LEXICON, Lexicon
+from core.faults.cue_lexicon import LEXICON, Lexicon
 from core.faults.plan import own_atoms
 from core.faults.surface import SURFACES, capabilities_of, label_of, tool_of_request, vague_of
 from core.faults.taxonomy import DIFF_CLASS, DIFF_CLASSES, FAMILY_OF_CLASS
 from core.graph.hosts.base import HostAdapter, contains_atom, tokens
 from core.model.base import Strict
 from core.model.intent import Condition, ConditionValue, Intent
-from core.model.sample import FAMILY_OF, FaultFamily, FaultType
+from core.model.sample import FaultFamily, FaultType
 
 
 class Extraction(Strict):
@@ -280,8 +280,3 @@ def capability_target(adapter: HostAdapter, intent: Intent, low: str, start: int
         return "*"
     req = adapter.request_of(hit)
     return sorted(c.slot for c in intent.conditions if adapter.request_of(c.slot) == req)[0]
-
-
-def expected_family(fault: FaultType) -> FaultFamily:
-    """Family an extraction must report for ``fault``."""
-    return FAMILY_OF[fault]

@@ -18,8 +18,8 @@ from typing import Any, Protocol
 import yaml
 
 from core.errors import ConfigError
+from core.faults.cue_lexicon import FAULTS_DIR
 from core.faults.extract import Extraction, ExtractionContext
-from core.faults.lexicon import FAULTS_DIR
 from core.faults.plan import FaultPlan
 from core.faults.surface import goal_of
 from core.faults.taxonomy import DIFF_CLASS, DIFF_CLASSES, FAMILY_OF_CLASS

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pydantic import Field
 from rapidfuzz.fuzz import ratio
 
-from core.faults.lexicon import LEXICON
+from core.faults.cue_lexicon import LEXICON
 from core.faults.surface import (
     SURFACES,
     capabilities_of,
@@ -102,10 +102,9 @@ def foreign(adapter: HostAdapter, intent: Intent, value: ConditionValue) -> bool
     flight they do not hold), never another customer's data.
     """
     index = adapter.customer_index()
-    who_of = getattr(adapter, "customer", None)
-    if not index or not callable(who_of):
+    if not index:
         return False
-    who = who_of(intent)
+    who = adapter.customer(intent)
     decoded = adapter.decoded(value)
     ids = [decoded] if isinstance(decoded, str) else []
     if isinstance(decoded, list):

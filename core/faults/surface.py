@@ -12,14 +12,10 @@ from __future__ import annotations
 import re
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
-import yaml
-from pydantic import ValidationError
-
-from core.errors import ConfigError, pydantic_error_to_config_error
 from core.graph.hosts.base import HostAdapter, contains_atom
 from core.model.base import Strict
+from core.model.datafile import read_yaml_model
 from core.model.intent import Condition
 from core.paths import DATA_DIR
 
@@ -83,19 +79,6 @@ class _Offtopic(Strict):
     generic: tuple[str, ...]
 
 
-def _load(path: Path, model: type[Strict]) -> Any:
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise ConfigError("file is missing", file=path) from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"not valid YAML: {exc}", file=path) from exc
-    try:
-        return model.model_validate(raw)
-    except ValidationError as exc:
-        raise pydantic_error_to_config_error(exc, path) from exc
-
-
 class Surfaces:
     """Loaded surface data (lazy; one instance per directory)."""
 
@@ -105,13 +88,13 @@ class Surfaces:
     @cached_property
     def data(self) -> _Requests:
         """``requests.yaml``."""
-        out: _Requests = _load(self.directory / "requests.yaml", _Requests)
+        out: _Requests = read_yaml_model(self.directory / "requests.yaml", _Requests)
         return out
 
     @cached_property
     def offtopic(self) -> _Offtopic:
         """``offtopic.yaml``."""
-        out: _Offtopic = _load(self.directory / "offtopic.yaml", _Offtopic)
+        out: _Offtopic = read_yaml_model(self.directory / "offtopic.yaml", _Offtopic)
         return out
 
     def passages(self, benchmark: str) -> tuple[str, ...]:

@@ -55,6 +55,26 @@ MASK_KIND: dict[FaultType, MaskKind] = {
 }
 """Mask kind of the entry a fault type writes for its target."""
 
+FAULT_OF_KIND: dict[str, FaultType] = {
+    kind: fault for fault, kind in MASK_KIND.items() if list(MASK_KIND.values()).count(kind) == 1
+}
+"""The fault type a mask kind implies, for the kinds exactly one fault type writes."""
+
+GLOSS: dict[FaultType, str] = {
+    FaultType.INDIRECT_INTENT: "the goal is only implied, never stated",
+    FaultType.CONTEXTUAL_IRRELEVANCE: "the request is buried in unrelated conversation",
+    FaultType.FACTUAL_ERROR: "the user states a wrong value (later corrected or contradicted)",
+    FaultType.FALSE_PRESUPPOSITION: "the request assumes something untrue",
+    FaultType.TOOL_CAPABILITY_MISMATCH: "asks for a tool or capability the agent lacks",
+    FaultType.INSUFFICIENT_INFORMATION: "required details are missing",
+    FaultType.IRRELEVANT_INFORMATION: "extra details that do not matter to the task",
+    FaultType.LEXICAL_AMBIGUITY: "a word with two meanings",
+    FaultType.SYNTACTIC_AMBIGUITY: "a phrase that attaches two ways",
+    FaultType.REFERENTIAL_AMBIGUITY: "'that one', 'the usual': unclear what is referred to",
+    FaultType.VAGUENESS_SUBJECTIVITY: "subjective or vague wording ('nice', 'not too pricey')",
+}
+"""Each fault type in plain words (what a judge or an annotator is told it means)."""
+
 DIFF_CLASS: dict[FaultType, DiffClass] = {
     FaultType.INDIRECT_INTENT: "oblique",
     FaultType.CONTEXTUAL_IRRELEVANCE: "noise",

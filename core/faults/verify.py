@@ -12,13 +12,12 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.faults.cue_lexicon import LEXICON
 from core.faults.extract import Extraction
-from core.faults.lexicon import LEXICON
 from core.faults.plan import FaultPlan, component_readings, own_atoms
 from core.faults.surface import forbidden_terms, leaks
 from core.faults.taxonomy import ADMISSION_RULE, DIFF_CLASS, FAMILY_OF_CLASS, TARGETED
@@ -250,8 +249,3 @@ def admit(
         if not r.ok:
             return StepResult(False, r.reason, {"components": comps})
     return StepResult(True, "ok", {"components": comps})
-
-
-def class_counts(plans: Sequence[FaultPlan]) -> Counter[str]:
-    """Planned diff classes with multiplicity (composite contract)."""
-    return Counter(DIFF_CLASS[p.fault] for p in plans)

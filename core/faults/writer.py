@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from core.faults.lexicon import LEXICON, Lexicon
+from core.faults.cue_lexicon import LEXICON, Lexicon
 from core.faults.plan import FaultPlan
 from core.faults.surface import (
     SURFACES,
@@ -29,7 +29,7 @@ from core.faults.surface import (
     value_words,
 )
 from core.graph.hosts.base import HostAdapter
-from core.model.intent import Condition, Intent
+from core.model.intent import Intent
 from core.model.sample import FaultType
 
 
@@ -72,16 +72,6 @@ def _cap(text: str) -> str:
 
 def _pick(options: Sequence[str], variant: int) -> str:
     return options[variant % len(options)]
-
-
-def request_lead(request: str) -> str:
-    """Readable lead of a τ² request id ``<i>:<tool>`` (``update reservation flights``).
-
-    Used only by reports and prompts for people who run the pipeline; the writer never puts
-    it in a request (see :func:`core.faults.surface.goal_of`).
-    """
-    tool = request.split(":", 1)[-1]
-    return tool.replace("_", " ")
 
 
 WHOLE_MESSAGE = frozenset({FaultType.CONTEXTUAL_IRRELEVANCE, FaultType.INDIRECT_INTENT})
@@ -433,8 +423,3 @@ class TemplateWriter:
         topic = adapter.topic(intent)
         frames = t.situations if oblique else t.frames
         return _pick(frames, variant).format(topic=topic, body=body, body_cap=_cap(body))
-
-
-def condition_phrases(adapter: HostAdapter, conds: Sequence[Condition]) -> list[str]:
-    """Phrase conditions with the world's hook (helper for prompts and reports)."""
-    return [adapter.phrase(c) for c in conds]

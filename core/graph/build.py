@@ -172,7 +172,7 @@ def build_graph(
         st.no_moved_edge += 1
         return None
     st.graphs += 1
-    world_id = str(getattr(adapter.world, "world_id", ""))
+    world_id = adapter.world.world_id
     return _assemble(root, root_gt, chosen, st, seed=seed, branching=branching, world_id=world_id)
 
 

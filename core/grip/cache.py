@@ -23,6 +23,7 @@ import pandas as pd
 
 from core.errors import NotFoundError
 from core.grip.extract import EpisodeMeta, extract
+from core.grip.metrics import RECORD_METRIC_COLUMNS
 from core.grip.record import GRIP_VERSION, RECORD_COLUMNS
 from core.grip.rows import BUILDERS, HEADER_SQL, ROW_KINDS, ROW_SQL, Row
 from core.grip.target import StartInfo, start_info
@@ -258,16 +259,7 @@ REPORT_COLUMNS: tuple[str, ...] = (
     "shifts_on",
     "scored",
     "n_user_turns",
-    "success",
-    "score",
-    "earned",
-    "inferred",
-    "aim",
-    "recovery",
-    "patience",
-    "staleness",
-    "reaction",
-    "postshift",
+    *RECORD_METRIC_COLUMNS,
 )
 """The columns a report needs (grouping keys, realism sampling, metric columns)."""
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import ConfigError
-from core.grip.metrics import EPISODE_METRICS
+from core.grip.metrics import COLUMN_OF
 
 PAIR_KEYS: tuple[str, ...] = ("benchmark", "backbone", "persona", "sample_id", "seed")
 """Two episodes are paired when they agree on all of these (and differ in method)."""
@@ -32,8 +32,6 @@ N_BOOT = 2000
 
 BOOT_SEED = 7
 """Default bootstrap seed."""
-
-_COLUMN = {m.name: m.column for m in EPISODE_METRICS}
 
 
 def bootstrap_ci(
@@ -143,7 +141,7 @@ def _metric_columns(metrics: Sequence[str]) -> dict[str, str]:
     """Metric name → per-episode column (raises ConfigError naming an unknown metric)."""
     cols_of = {}
     for name in metrics:
-        col = _COLUMN.get(name)
+        col = COLUMN_OF.get(name)
         if col is None:
             raise ConfigError(f"no per-episode metric {name!r}", field="metrics")
         cols_of[name] = col

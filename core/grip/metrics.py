@@ -78,6 +78,15 @@ METRIC_NAMES: tuple[str, ...] = tuple(m.name for m in (METRICS[0], SCORE_METRIC,
 METRIC_BY_NAME: dict[str, MetricDef] = {m.name: m for m in (*METRICS, SCORE_METRIC)}
 """Metric definitions by name."""
 
+COLUMN_OF: dict[str, str] = {m.name: m.column for m in EPISODE_METRICS}
+"""The per-episode frame column behind each episode-level metric."""
+
+RECORD_METRIC_COLUMNS: tuple[str, ...] = tuple(
+    m.column for m in EPISODE_METRICS if m.dimension != "Role-realism"
+)
+"""The metric columns an episode's cached record holds (report order; the judged role-realism
+metrics are computed on samples, not cached per episode)."""
+
 CELL_KEYS: tuple[str, ...] = ("benchmark", "method", "persona", "backbone")
 """Default cell: benchmark × method × persona × backbone."""
 

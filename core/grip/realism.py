@@ -430,7 +430,7 @@ def role_realism(
         ledgers = [getattr(j, "client", None) for j in built]
         cost = CostLedger()
         for client in ledgers:
-            book = getattr(client, "ledger", None)
+            book = getattr(client, "ledger", None)  # judges' clients: any ChatModel
             if isinstance(book, CostLedger):
                 cost.merge(book)
         if cost:

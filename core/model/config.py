@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Literal, Self
 
 from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer
@@ -155,3 +156,8 @@ class ProtocolConfig(Strict):
         if self.patience_visible is not None:
             return self.patience_visible
         return method is not None and method in self.patience_methods
+
+
+DEFAULT_COSTS: Mapping[str, float] = MappingProxyType(ProtocolConfig().costs())
+"""The patience costs of the default protocol config (what an agent plans with when its view
+carries no meter): read from :class:`ProtocolConfig`, never written a second time."""

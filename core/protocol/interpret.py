@@ -12,8 +12,9 @@ The act is read over the user's *current* intent:
 * ``offtopic`` — nothing the user could answer.
 
 The offline interpreter (:func:`interpret`) matches the world's slot lexicons
-(:mod:`core.envs.lexicon`) with normalised stems (:mod:`core.protocol.textnorm`) and scores
-sentences (:mod:`core.protocol.lexmatch`); it only ever returns slots of the intent it is given.
+(:mod:`core.envs.requirement_lexicon`) with normalised stems (:mod:`core.protocol.textnorm`) and
+scores sentences (:mod:`core.protocol.lexmatch`); it only ever returns slots of the intent it
+is given.
 An LLM interpreter (:mod:`core.protocol.interpret_llm`) maps messages to the same acts.
 """
 
@@ -25,10 +26,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from core.envs.base import HostWorld
-from core.envs.lexicon import ActionLexicon, SlotLexicon
-from core.model.cache import LockedLRU
+from core.envs.requirement_lexicon import ActionLexicon, SlotLexicon
 from core.model.intent import Condition, Intent
-from core.protocol import hooks
 from core.protocol.lexmatch import Compiled, Score, compile_lexicons, score, selected
 from core.protocol.textnorm import WORD_NUMBERS, Sentence, clean, sentences, stem, tokens
 
@@ -73,54 +72,50 @@ class Index:
     order: tuple[str, ...] = field(default=())
 
 
-_CACHE: LockedLRU[tuple[object, ...], Index] = LockedLRU(2048)
-"""Compiled lexicons per (world content, intent): immutable values, shared by every session
-under the LRU's lock."""
-
-
-def _world_key(world: HostWorld) -> tuple[object, ...]:
-    wid = str(getattr(world, "world_id", ""))
-    # the content hash names the data: two objects over the same data share lexicons
-    return (str(getattr(world, "benchmark", "")), wid) if wid else (id(world), "")
+INDEX_MEMO = "protocol.interpret"
+"""The world's memo table of compiled lexicons (per intent content; immutable values)."""
+INDEX_MEMO_SIZE = 2048
+"""Compiled lexicons kept per world."""
 
 
 def index_for(world: HostWorld, intent: Intent) -> Index:
     """Return the compiled lexicons of ``intent`` (cached per world and intent content)."""
+    memo = world.memo(INDEX_MEMO, size=INDEX_MEMO_SIZE)
     key = (
-        *_world_key(world),
         tuple(c.key() for c in intent.conditions),
         intent.base,
         tuple(sorted(intent.context)),
     )
-    got = _CACHE.get(key)
+    got: Index | None = memo.get(key)
     if got is not None:
         return got
     conds = {c.slot: c for c in intent.conditions}
-    lexicons = [hooks.slot_lexicon(world, c) for c in conds.values()]
-    ctx = [hooks.context_lexicon(world, k) for k in sorted(intent.context)]
+    lexicons = [world.slot_lexicon(c) for c in conds.values()]
+    ctx = [world.context_lexicon(k) for k in sorted(intent.context)]
     idx = Index(
         conditions=conds,
-        slots=compile_lexicons(lexicons, hooks.lexicon_families(world)),
+        slots=compile_lexicons(lexicons, world.lexicon_families()),
         context=compile_lexicons(ctx),
-        action=hooks.action_lexicon(world, intent),
+        action=world.action_lexicon(intent),
         order=tuple(conds),
     )
-    _CACHE.put(key, idx)
+    memo.put(key, idx)
     return idx
 
 
 def compiled_for(world: HostWorld, conditions: Sequence[Condition]) -> Compiled:
     """Return the compiled lexicons of an arbitrary set of conditions (cached)."""
-    key = (*_world_key(world), "conds", tuple(c.key() for c in conditions))
-    got = _CACHE.get(key)
+    memo = world.memo(INDEX_MEMO, size=INDEX_MEMO_SIZE)
+    key = ("conds", tuple(c.key() for c in conditions))
+    got = memo.get(key)
     if got is None:
         got = Index(
             conditions={c.slot: c for c in conditions},
-            slots=compile_lexicons(hooks.slot_lexicon(world, c) for c in conditions),
+            slots=compile_lexicons(world.slot_lexicon(c) for c in conditions),
             context=compile_lexicons(()),
             action=None,
         )
-        _CACHE.put(key, got)
+        memo.put(key, got)
     return got.slots
 
 

@@ -21,7 +21,6 @@ from typing import Any, Protocol
 from core.envs.base import HostWorld
 from core.model.intent import Intent
 from core.paths import PROMPTS_DIR
-from core.protocol.hooks import slot_label
 from core.protocol.interpret import ACTS, QuestionAct, interpret
 
 RAW_CHARS = 2000
@@ -108,7 +107,7 @@ class LLMInterpreter:
     def messages(self, text: str, intent: Intent, world: HostWorld) -> list[dict[str, Any]]:
         """Return the structured prompt for ``text`` over ``intent``."""
         lines = [
-            f"- {c.slot}: {slot_label(world, c)} = {world.phrase(c)}" for c in intent.conditions
+            f"- {c.slot}: {world.slot_label(c)} = {world.phrase(c)}" for c in intent.conditions
         ]
         tpl = Template((self.folder / "user_interpret.md").read_text(encoding="utf-8"))
         body = tpl.substitute(

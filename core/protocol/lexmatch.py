@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
-from core.envs.lexicon import SlotLexicon
+from core.envs.requirement_lexicon import SlotLexicon
 from core.protocol.textnorm import Sentence, stems, variants
 
 STRONG = 2.0

@@ -26,7 +26,6 @@ from core.model.events import ShiftDue, ShiftEdge, ShiftFired, ShiftSkipped, Shi
 from core.model.intent import IntentGraph
 from core.model.shift import delta_slots
 from core.protocol.emit import Emitter
-from core.protocol.hooks import slot_words
 from core.protocol.rng import draw, pick, weighted
 from core.protocol.state import EpisodeState
 
@@ -150,24 +149,6 @@ def _fire(
         consumed=consumed,
         threshold=threshold,
     )
-
-
-def trigger_matches(
-    state: EpisodeState, words: set[str], world: HostWorld, config: ProtocolConfig
-) -> list[tuple[ShiftEdge, list[str]]]:
-    """Return legal non-pivot edges whose changed slots' words occur in ``words``."""
-    assert state.graph is not None
-    src = state.current
-    out = []
-    for e in legal_edges(state, config):
-        if e.operator == "pivot":
-            continue
-        dst = state.graph.node(e.dst)
-        conds = {c.slot: c for c in (*dst.conditions, *src.conditions)}
-        hit = [s for s in delta_slots(src, dst) if words & slot_words(world, conds[s])]
-        if hit:
-            out.append((e, hit))
-    return out
 
 
 def trigger_matches_text(

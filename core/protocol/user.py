@@ -11,16 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.envs.base import EnvSession, HostWorld
-from core.envs.lexicon import Problem
+from core.envs.requirement_lexicon import Problem, content_words, default_slot_label
 from core.model.events import Disclosure, DisclosureHow, ReplyKind
 from core.model.intent import ConditionValue
-from core.protocol.hooks import (
-    content_words,
-    context_facts,
-    default_slot_label,
-    slot_label,
-    unmet_problems,
-)
 from core.protocol.interpret import QuestionAct, interpret
 from core.protocol.rng import draw
 from core.protocol.state import EpisodeState
@@ -86,7 +79,7 @@ def _fact(world: HostWorld, state: EpisodeState, slot: str, how: DisclosureHow) 
     cond = state.current.slot_map()[slot]
     return Fact(
         slot=slot,
-        label=slot_label(world, cond),
+        label=world.slot_label(cond),
         value=cond.value,
         phrase=world.phrase(cond),
         how=how,
@@ -183,7 +176,7 @@ def plan_answer(
     slots = state.current.slot_map()
     asked_in = tuple(s for s in (asked or reading.slots) if s in slots)
     if not asked_in:
-        ctx = context_facts(world, state.current)
+        ctx = world.context_facts(state.current)
         keys = [k for k in reading.context if k in ctx]
         if not keys:
             words = content_words(question)
@@ -328,7 +321,7 @@ def plan_reaction(
     texts: list[str] = []
     if draw(state.rng_key, "hint", state.turn) < state.persona.hint_on_rejection:
         slots = state.current.slot_map()
-        problems = unmet_problems(world, state.current, session)
+        problems = world.unmet_problems(state.current, session)
         if problems is None or not problems:
             problems = [
                 Problem(slots=(s,), text=f"the {_label(world, state, s)} isn't right")
@@ -352,7 +345,7 @@ def plan_reaction(
 
 def _label(world: HostWorld, state: EpisodeState, slot: str) -> str:
     cond = state.current.slot_map().get(slot)
-    return slot_label(world, cond) if cond is not None else default_slot_label(slot)
+    return world.slot_label(cond) if cond is not None else default_slot_label(slot)
 
 
 def plan_human(

@@ -20,7 +20,6 @@ from core.model.episode import (
 )
 from core.model.events import Event, dump_event
 from core.protocol.fast import construct
-from core.protocol.hooks import slot_label, unmet_problems
 from core.protocol.state import EpisodeState
 
 
@@ -85,7 +84,7 @@ def user_view(
     lines = tuple(
         IntentLine(
             slot=c.slot,
-            label=slot_label(world, c),
+            label=world.slot_label(c),
             value=c.value,
             phrase=world.phrase(c),
             hidden=c.slot in hidden,
@@ -120,7 +119,7 @@ def _unmet(state: EpisodeState, world: HostWorld, session: EnvSession | None) ->
     """What the rejected proposal gets wrong, for the person phrasing their reaction."""
     if not state.pending_reaction or session is None:
         return ()
-    problems = unmet_problems(world, state.current, session) or []
+    problems = world.unmet_problems(state.current, session) or []
     return tuple(p.known_text or p.text for p in problems)
 
 

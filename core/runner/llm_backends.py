@@ -67,6 +67,7 @@ def run_llm(sw: Sweep, client: Any = None) -> str:
     source = SampleSource(sw.store)
     preload(source, sw.spec, sw.units)
     if procs > 1:
+        # warm() is offered by the local model clients only, not by every ChatModel
         warm = getattr(client, "warm", None)
         if callable(warm):
             warm()  # the forked workers inherit it instead of each loading it again

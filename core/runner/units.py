@@ -25,6 +25,7 @@ from core.agents.askbook import AskBook
 from core.agents.base import Agent
 from core.agents.factory import build_agent
 from core.agents.lessons import LessonBook, credit_labels, digest
+from core.agents.llm_agent import LLMAgent
 from core.agents.methods import method_spec, user_voice_for
 from core.construction.worlds import WorldLoader
 from core.engine import episode
@@ -224,7 +225,7 @@ def _open(
     )
     world = loader(key.benchmark)
     agent = build_agent(key.method, world=world, literal=literal_intent(sample, graph), **agent_kw)
-    if spec.action_format is not None and hasattr(agent, "action_format"):
+    if spec.action_format is not None and isinstance(agent, LLMAgent):
         agent.action_format = spec.action_format
     return eid, sample, graph, agent, loader
 

@@ -2,14 +2,12 @@
 
 It creates the store, registers the bundled host worlds, loads the bundled intent graphs and
 samples, and (when the store holds no run yet) runs the small symbolic demo sweep, so every page
-has real content. Each step reports what it did; a step whose engine part is not installed in
-this build is reported as skipped with the reason, never faked.
+has real content. Each step reports what it did; a bundle that cannot be loaded is reported as
+skipped with the reason, never faked.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from typing import Any
 
 from core.errors import ConfigError
@@ -19,22 +17,10 @@ BUNDLED_BENCHMARKS = ("webshop", "tau2_retail", "tau2_airline")
 """Benchmarks shipped with project-authored worlds under ``data/``."""
 
 
-def _optional(module: str, name: str) -> Callable[..., Any] | None:
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and module.startswith(exc.name):
-            return None
-        raise
-    fn = getattr(mod, name, None)
-    return fn if callable(fn) else None
-
-
 def register_bundled_worlds(store: Store) -> list[str]:
     """Record the bundled worlds in the store (as pointers to ``data/``); return their ids."""
-    load_world = _optional("core.envs.registry", "load_world")
-    if load_world is None:
-        return []
+    from core.envs.registry import load_world
+
     registered: list[str] = []
     known = {w["world_id"] for w in store.list_worlds()}
     for benchmark in BUNDLED_BENCHMARKS:
@@ -65,9 +51,8 @@ def load_bundled_samples(store: Store, skipped: list[dict[str, str]] | None = No
     Returns:
         Number of samples written.
     """
-    load_bundled = _optional("core.construction.pipeline", "load_bundled")
-    if load_bundled is None:
-        return 0
+    from core.construction.pipeline import load_bundled
+
     n_samples = 0
     for benchmark in BUNDLED_BENCHMARKS:
         try:
@@ -82,8 +67,9 @@ def load_bundled_samples(store: Store, skipped: list[dict[str, str]] | None = No
 
 def run_demo(store: Store) -> str | None:
     """Run the small symbolic demo sweep when no run exists yet; return its run name."""
-    demo = _optional("core.runner", "run_demo")
-    if demo is None or store.list_runs():
+    from core.runner import run_demo as demo
+
+    if store.list_runs():
         return None
     result = demo(store)
     return str(result)

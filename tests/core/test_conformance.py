@@ -21,7 +21,7 @@ from core.model.episode import Outcome
 from core.model.events import dump_event
 from core.model.sample import FaultType
 from core.protocol.personas import load_personas
-from core.protocol.quick import sample_from_seed
+from tests.core.quick_samples import sample_from_seed
 
 PERSONAS = sorted(load_personas())
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.envs.base import EnvSession, WorldBase
-from core.envs.lexicon import Problem, SlotLexicon
+from core.envs.requirement_lexicon import Problem, SlotLexicon
 from core.model.base import content_hash
+from core.model.config import ProtocolConfig
 from core.model.intent import Condition, GroundTruth, Intent
 from core.model.world import EnvAction, Observation, ToolSpec, Verdict
 
@@ -184,8 +185,8 @@ class MockWorld(WorldBase):
         rows = sorted(i.item_id for i in self.items if satisfies(i, intent))
         return GroundTruth(kind="purchaseset", value=rows)
 
-    def adjudicate(self, intent: Intent, session: EnvSession) -> Verdict:
-        """Accept iff the bought item satisfies ``intent``."""
+    def judge(self, intent: Intent, session: EnvSession, config: ProtocolConfig) -> Verdict:
+        """Accept iff the bought item satisfies ``intent`` (the config changes nothing)."""
         prop = session.proposal()
         if not prop:
             return Verdict(accepted=False, reason="nothing_bought", score=0.0)
@@ -234,25 +235,25 @@ class MockWorld(WorldBase):
 
     def slot_lexicon(self, condition: Condition) -> SlotLexicon:
         """Return how shoppers talk about a condition (interpreter hook)."""
-        from core.envs.mock import lexicon
+        from core.envs.mock import mock_lexicon
 
-        return lexicon.slot_lexicon(condition, self.slot_label(condition))
+        return mock_lexicon.slot_lexicon(condition, self.slot_label(condition))
 
     def lexicon_families(self) -> tuple[SlotLexicon, ...]:
         """Return the slot families of the shop (interpreter hook)."""
-        from core.envs.mock import lexicon
+        from core.envs.mock import mock_lexicon
 
-        return lexicon.families()
+        return mock_lexicon.families()
 
     def unmet_problems(self, intent: Intent, session: EnvSession) -> list[Problem] | None:
         """Return what the purchase gets wrong, in plain words (None when nothing is bought)."""
-        from core.envs.mock import lexicon
+        from core.envs.mock import mock_lexicon
 
         prop = session.proposal()
         if not prop:
             return [Problem(slots=(), text="you haven't bought anything yet")]
         item = self.by_id[str(prop["item_id"])]
-        return lexicon.problems(unmet(item, intent), intent, item.base != intent.base)
+        return mock_lexicon.problems(unmet(item, intent), intent, item.base != intent.base)
 
     def compile_intent(self, intent: Intent) -> list[EnvAction]:
         """Return a search and the purchase of the cheapest matching item."""

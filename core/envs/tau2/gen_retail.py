@@ -12,6 +12,7 @@ from core.envs.tau2.generate import (
     TONES,
     action,
     address,
+    credit_cards,
     digits,
     person,
     task_dict,
@@ -92,15 +93,7 @@ def _users(rng: random.Random, used: set[str]) -> dict[str, Any]:
     used_uids: set[str] = set()
     for _ in range(N_USERS):
         first, last, uid = person(rng, used_uids)
-        methods: dict[str, Any] = {}
-        for _ in range(rng.randint(1, 2)):
-            cid = unique(rng, 7, used, "credit_card_")
-            methods[cid] = {
-                "source": "credit_card",
-                "id": cid,
-                "brand": rng.choice(("visa", "mastercard")),
-                "last_four": digits(rng, 4),
-            }
+        methods: dict[str, Any] = credit_cards(rng, used)
         if rng.random() < 0.5:
             pid = unique(rng, 7, used, "paypal_")
             methods[pid] = {"source": "paypal", "id": pid}

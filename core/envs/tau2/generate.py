@@ -69,6 +69,20 @@ def unique(rng: random.Random, n: int, used: set[str], prefix: str = "") -> str:
             return v
 
 
+def credit_cards(rng: random.Random, used: set[str]) -> dict[str, Any]:
+    """One or two credit cards of a customer, keyed by their payment method id."""
+    methods: dict[str, Any] = {}
+    for _ in range(rng.randint(1, 2)):
+        cid = unique(rng, 7, used, "credit_card_")
+        methods[cid] = {
+            "source": "credit_card",
+            "id": cid,
+            "brand": rng.choice(("visa", "mastercard")),
+            "last_four": digits(rng, 4),
+        }
+    return methods
+
+
 def person(rng: random.Random, used_ids: set[str]) -> tuple[str, str, str]:
     """Return (first, last, user_id) with a unique user id."""
     while True:

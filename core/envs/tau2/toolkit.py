@@ -15,8 +15,6 @@ import operator
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
-from pydantic import ValidationError
-
 from core.envs.tau2.db import DBState
 from core.model.world import ToolKind, ToolSpec
 
@@ -75,11 +73,6 @@ def s_obj(desc: str, props: dict[str, str], types: dict[str, str] | None = None)
 
 class ToolError(ValueError):
     """A by-design tool failure (the message is shown to the agent as ``Error: <msg>``)."""
-
-
-def fmt_validation(exc: ValidationError) -> str:
-    """Render a pydantic validation error the way ``str(exc)`` does."""
-    return str(exc)
 
 
 class Toolkit:

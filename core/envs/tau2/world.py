@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from core.envs.base import EnvSession, WorldBase
-from core.envs.lexicon import ActionLexicon, Problem, SlotLexicon
+from core.envs.requirement_lexicon import ActionLexicon, Problem, SlotLexicon
 from core.envs.tau2.db import BaseDB, OverlayState, clone
 from core.envs.tau2.loader import (
     base_for_path,
@@ -210,18 +210,6 @@ class Tau2World(WorldBase):
 
         return adapter.execute(self, intent)
 
-    def adjudicate(
-        self,
-        intent: Intent,
-        session: EnvSession,
-        *,
-        mode: Literal["actions", "exact_state"] = "actions",
-    ) -> Verdict:
-        """Judge a session against an intent (every golden write executed, or exact state)."""
-        from core.envs.tau2 import adapter
-
-        return adapter.adjudicate(self, intent, session, mode=mode)
-
     def judge(self, intent: Intent, session: EnvSession, config: ProtocolConfig) -> Verdict:
         """Judge under the protocol: ``config.tau2_acceptance`` picks golden writes or state."""
         from core.envs.tau2 import adapter
@@ -236,33 +224,33 @@ class Tau2World(WorldBase):
 
     def slot_lexicon(self, condition: Condition) -> SlotLexicon:
         """Return how customers talk about an argument condition (interpreter hook)."""
-        from core.envs.tau2 import lexicon
+        from core.envs.tau2 import argument_lexicon
 
-        return lexicon.slot_lexicon(self, condition)
+        return argument_lexicon.slot_lexicon(self, condition)
 
     def context_lexicon(self, key: str) -> SlotLexicon:
         """Return how an agent asks for a context fact (identification; interpreter hook)."""
-        from core.envs.tau2 import lexicon
+        from core.envs.tau2 import argument_lexicon
 
-        return lexicon.context_lexicon(key)
+        return argument_lexicon.context_lexicon(key)
 
     def lexicon_families(self) -> tuple[SlotLexicon, ...]:
         """Return the domain's slot families (interpreter hook)."""
-        from core.envs.tau2 import lexicon
+        from core.envs.tau2 import argument_lexicon
 
-        return lexicon.families(self.domain)
+        return argument_lexicon.families(self.domain)
 
     def action_lexicon(self, intent: Intent) -> ActionLexicon | None:
         """Return the kind of action an intent asks for (confirmation hook)."""
-        from core.envs.tau2 import lexicon
+        from core.envs.tau2 import argument_lexicon
 
-        return lexicon.action_lexicon(intent)
+        return argument_lexicon.action_lexicon(intent)
 
     def unmet_problems(self, intent: Intent, session: EnvSession) -> list[Problem]:
         """Return what is still not done or wrong, in plain words (rejection hints)."""
-        from core.envs.tau2 import lexicon
+        from core.envs.tau2 import argument_lexicon
 
-        return lexicon.problems(self, intent, session)
+        return argument_lexicon.problems(self, intent, session)
 
     def unmet_slots(self, intent: Intent, session: EnvSession) -> list[str]:
         """Return the slots of the golden writes not executed yet."""
@@ -276,6 +264,14 @@ class Tau2World(WorldBase):
         from core.envs.tau2 import adapter
 
         return adapter.context_of(self, intent)
+
+    def task_count(self) -> int:
+        """One task per τ² task."""
+        return len(self.tasks)
+
+    def task_splits(self) -> dict[str, list[str]]:
+        """τ²-bench's named splits (``train``, ``test``, ``base``)."""
+        return {str(k): [str(t) for t in v] for k, v in self.split_tasks.items()}
 
     def phrase(self, condition: Condition) -> str:
         """Phrase one condition in a customer's voice."""

@@ -149,7 +149,7 @@ def payload_from_catalogue(db_path: Path, src: Path) -> dict[str, Any]:
         ConfigError: the catalogue is unusable.
     """
     from core.envs.webshop.shopdb import DiskCatalogue
-    from core.envs.webshop.stream import Sources
+    from core.envs.webshop.source_files import Sources
 
     cat = DiskCatalogue(db_path)
     names = [p.name for p in Sources(src).files()]
@@ -188,7 +188,8 @@ def read_webshop_dir(src: Path) -> dict[str, Any]:
     Raises:
         ConfigError: naming the file and field of the first problem.
     """
-    from core.envs.webshop.stream import Sources, import_catalogue
+    from core.envs.webshop.source_files import Sources
+    from core.envs.webshop.stream import import_catalogue
 
     Sources(src)  # fail on a missing folder or product file before making a scratch dir
     scratch = _scratch_dir()
@@ -236,7 +237,8 @@ def import_webshop(
         ConfigError: naming the file and field of the first problem.
     """
     from core.envs.webshop.shopdb import DB_FORMAT
-    from core.envs.webshop.stream import Sources, import_catalogue
+    from core.envs.webshop.source_files import Sources
+    from core.envs.webshop.stream import import_catalogue
 
     Sources(src)
     db = catalogue_path(store, src)

@@ -287,8 +287,3 @@ class DiskCatalogue:
 
     def __len__(self) -> int:
         return self.size
-
-
-def read_goals(path: Path) -> list[Goal]:
-    """Return the goals of a finished catalogue file."""
-    return ShopDB(path).goals()

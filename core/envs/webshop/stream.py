@@ -21,22 +21,19 @@ WebShop's ``load_products`` / ``get_human_goals`` (see :mod:`core.envs.webshop.i
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import itertools
 import json
 import random
 import sqlite3
-import sys
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import Any, TextIO
 
-import ijson
 import numpy as np
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 
 from core.envs.webshop import postfile
 from core.envs.webshop.importer import (
@@ -45,15 +42,15 @@ from core.envs.webshop.importer import (
     RawHumanInstruction,
     RawItem,
     _options,
-    _pick,
     parse_pricing,
 )
 from core.envs.webshop.models import Goal, Product
 from core.envs.webshop.postings import POSTINGS_SCHEMA, merge_segments, segment_rows, tokens
 from core.envs.webshop.search import document_text
 from core.envs.webshop.shopdb import SCHEMA
+from core.envs.webshop.source_files import Progress, Sources, read_records, validate_record
 from core.envs.webshop.text import heuristic_nouns, price_text, price_upper_for
-from core.errors import ConfigError, pydantic_error_to_config_error
+from core.errors import ConfigError
 
 BATCH = 5000
 """Records per committed batch."""
@@ -63,182 +60,6 @@ TEST_SPLIT = 500
 
 _HUMAN_LIST = TypeAdapter(list[RawHumanInstruction])
 _STAGES = ("attrs", "human", "products", "goals", "index", "done")
-
-
-class Progress:
-    """A one-line progress bar on stderr: percent of bytes, records, rate and ETA."""
-
-    def __init__(
-        self, label: str, total: int, enabled: bool = True, out: TextIO | None = None
-    ) -> None:
-        """Track ``total`` bytes of work under ``label``."""
-        self.label, self.total, self.enabled = label, max(1, total), enabled
-        self.out = out or sys.stderr
-        self.start = time.monotonic()
-        self._last = 0.0
-        self._tty = bool(getattr(self.out, "isatty", lambda: False)())
-
-    def line(self, done_bytes: int, records: int) -> str:
-        """Render the bar for ``done_bytes`` and ``records`` (no side effects)."""
-        elapsed = max(1e-6, time.monotonic() - self.start)
-        frac = min(1.0, done_bytes / self.total)
-        rate = records / elapsed
-        eta = (elapsed / frac - elapsed) if frac > 0 else 0.0
-        bar = "#" * int(frac * 20)
-        return (
-            f"{self.label:<9} [{bar:<20}] {frac * 100:5.1f}%  {records:,} records  "
-            f"{rate:,.0f}/s  ETA {int(eta) // 60:d}:{int(eta) % 60:02d}"
-        )
-
-    def update(self, done_bytes: int, records: int, *, final: bool = False) -> None:
-        """Redraw at most twice a second (every 10 s when stderr is not a terminal)."""
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if not final and now - self._last < (0.5 if self._tty else 10.0):
-            return
-        self._last = now
-        end = "\n" if final or not self._tty else ""
-        self.out.write(("\r" if self._tty else "") + self.line(done_bytes, records) + end)
-        self.out.flush()
-
-
-class _Counting:
-    """A binary reader that counts the bytes read from the underlying file."""
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        self.raw = raw
-        self.pos = 0
-        self.lines = 1
-
-    def read(self, n: int = -1) -> bytes:
-        data = self.raw.read(n)
-        self.pos += len(data)
-        self.lines += data.count(b"\n")
-        return data
-
-
-def _open(path: Path) -> tuple[IO[bytes], _Counting, IO[bytes]]:
-    """(reader for ijson, byte counter of the file on disk, file to close)."""
-    fh = path.open("rb")
-    counter = _Counting(fh)
-    head = fh.read(2)
-    fh.seek(0)
-    if path.suffix == ".gz" or head == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=counter, mode="rb"), counter, fh  # type: ignore[call-overload]
-    return counter, counter, fh  # type: ignore[return-value]
-
-
-def _first_char(path: Path) -> str:
-    fh, _, close = _open(path)
-    try:
-        while True:
-            chunk = fh.read(64)
-            if not chunk:
-                return ""
-            text = chunk.lstrip()
-            if text:
-                return chr(text[0])
-    except (OSError, EOFError) as exc:
-        raise ConfigError(f"not a valid gzip file: {exc}", file=path) from exc
-    finally:
-        close.close()
-
-
-def _records(
-    path: Path, kind: str, progress: Progress | None, skip: int = 0
-) -> Iterator[tuple[int, Any]]:
-    """Yield ``(position, record)`` of a JSON list (``kind='list'``) or ``(key, value)`` pairs.
-
-    Raises:
-        ConfigError: the top level has the wrong type, or the JSON/gzip is broken (naming the
-            record after which it broke).
-    """
-    want = "[" if kind == "list" else "{"
-    first = _first_char(path)
-    if first != want:
-        what = "list of products" if kind == "list" else "object keyed by asin"
-        raise ConfigError(f"expected a JSON {what} at the top level", file=path)
-    fh, counter, close = _open(path)
-    i = -1
-    try:
-        it = (
-            ijson.items(fh, "item", use_float=True)
-            if kind == "list"
-            else ijson.kvitems(fh, "", use_float=True)
-        )
-        for i, rec in enumerate(it):
-            if i >= skip:
-                yield i, rec
-            if progress is not None and i % 500 == 0:
-                progress.update(counter.pos, i + 1)
-    except ijson.JSONError as exc:
-        why = " ".join(str(exc).splitlines()[:1]).strip() or type(exc).__name__
-        raise ConfigError(
-            f"invalid JSON near line {counter.lines} (byte {counter.pos:,}), after record "
-            f"{i + 1}: {why}",
-            file=path,
-        ) from exc
-    except (OSError, EOFError) as exc:
-        raise ConfigError(f"not a valid gzip file: {exc}", file=path) from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"not UTF-8 text: {exc}", file=path) from exc
-    finally:
-        close.close()
-    if progress is not None:
-        progress.update(counter.pos, i + 1, final=True)
-
-
-def _validate(model: Any, obj: Any, file: Path, where: str) -> Any:
-    try:
-        if isinstance(model, TypeAdapter):
-            return model.validate_python(obj)
-        return model.model_validate(obj)
-    except ValidationError as exc:
-        err = pydantic_error_to_config_error(exc, file)
-        raise ConfigError(
-            err.detail, file=file, field=f"{where}.{err.field}" if err.field else where
-        ) from exc
-
-
-class Sources:
-    """The input files of one WebShop data folder."""
-
-    def __init__(self, src: Path) -> None:
-        """Find the files in ``src``.
-
-        Raises:
-            ConfigError: ``src`` is not a folder or holds no product file.
-        """
-        if not src.is_dir():
-            raise ConfigError("not a folder", file=src)
-        self.src = src
-        items = _pick(src, ("items_shuffle_1000.json", "items_shuffle.json"), "items_shuffle*.json")
-        if items is None:
-            extra = (
-                "; human_goals.json holds instruction text only — goals are built from it once "
-                "the product catalogue (items_shuffle*.json, items_ins_v2*.json) is here too"
-                if (src / "human_goals.json").is_file()
-                else ""
-            )
-            raise ConfigError("no items_shuffle*.json product file" + extra, file=src)
-        self.items: Path = items
-        self.attrs = _pick(
-            src, ("items_ins_v2_1000.json", "items_ins_v2.json"), "items_ins_v2*.json"
-        )
-        human = src / "items_human_ins.json"
-        self.human = human if human.is_file() else None
-        order = src / "human_goals.json"
-        self.order = order if order.is_file() else None
-
-    def files(self) -> list[Path]:
-        """Every input file, in import order."""
-        return [p for p in (self.attrs, self.human, self.items, self.order) if p is not None]
-
-    def fingerprint(self) -> str:
-        """Names, sizes and modification times of the inputs (a change restarts an import)."""
-        parts = [[p.name, p.stat().st_size, p.stat().st_mtime_ns] for p in self.files()]
-        return json.dumps(parts)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -296,11 +117,11 @@ class _Importer:
             return
         path = self.s.attrs
         done = int(_meta(self.conn, "done:attrs", "0"))
-        recs = _records(path, "dict", self._bar("attributes", path), done)
+        recs = read_records(path, "dict", self._bar("attributes", path), done)
         for chunk in _batched(recs, BATCH):
             rows = []
             for _i, (asin, obj) in chunk:
-                a: RawAttributes = _validate(RawAttributes, obj, path, str(asin))
+                a: RawAttributes = validate_record(RawAttributes, obj, path, str(asin))
                 rows.append((str(asin), a.model_dump_json()))
             self.conn.execute("BEGIN")
             self.conn.executemany("INSERT OR REPLACE INTO attrs VALUES (?, ?)", rows)
@@ -312,11 +133,13 @@ class _Importer:
             return
         path = self.s.human
         done = int(_meta(self.conn, "done:human", "0"))
-        recs = _records(path, "dict", self._bar("human", path), done)
+        recs = read_records(path, "dict", self._bar("human", path), done)
         for chunk in _batched(recs, BATCH):
             rows = []
             for _i, (asin, obj) in chunk:
-                records: list[RawHumanInstruction] = _validate(_HUMAN_LIST, obj, path, str(asin))
+                records: list[RawHumanInstruction] = validate_record(
+                    _HUMAN_LIST, obj, path, str(asin)
+                )
                 for pos, r in enumerate(records):
                     opts = r.instruction_options
                     values = list(opts.values()) if isinstance(opts, dict) else list(opts)
@@ -339,11 +162,11 @@ class _Importer:
         path = self.s.items
         done = int(_meta(self.conn, "done:products", "0"))
         rid = int(_meta(self.conn, "next_rid", "0"))
-        recs = _records(path, "list", self._bar("products", path), done)
+        recs = read_records(path, "list", self._bar("products", path), done)
         for chunk in _batched(recs, BATCH):
             fresh: dict[str, tuple[int, RawItem]] = {}
             for i, obj in chunk:
-                it: RawItem = _validate(RawItem, obj, path, str(i))
+                it: RawItem = validate_record(RawItem, obj, path, str(i))
                 asin = it.asin
                 if asin == "nan" or len(asin) > 10 or not asin or asin in fresh:
                     continue
@@ -476,7 +299,7 @@ class _Importer:
         used: set[int] = set()
         named: list[Goal] = []
         path = self.s.order
-        for i, text in _records(path, "list", None):
+        for i, text in read_records(path, "list", None):
             if not isinstance(text, str):
                 raise ConfigError("expected an instruction string", file=path, field=str(i))
             queue = pending.get(_norm(text))

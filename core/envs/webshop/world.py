@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.envs.base import EnvSession, WorldBase
-from core.envs.lexicon import Problem, SlotLexicon
+from core.envs.base import CatalogueWords, EnvSession, WorldBase
+from core.envs.requirement_lexicon import Problem, SlotLexicon
 from core.envs.webshop.catalogue import Catalogue, CatalogueLike, page_count
 from core.envs.webshop.loader import BUNDLED_DIR, load_payload_dir, validate_payload
 from core.envs.webshop.models import Goal, GoalSpec, Product, RewardBreakdown, WorldPayload
@@ -36,6 +36,8 @@ from core.model.intent import Condition, GroundTruth, Intent
 from core.model.world import EnvAction, ToolSpec, Verdict
 
 ACCEPT_THRESHOLD = WEBSHOP_ACCEPT_THRESHOLD
+GROUND_TRUTH_MEMO = "webshop.ground_truth"
+"""The world's memo table of executed ground truths (intent id → ground truth)."""
 """A purchase is accepted when its reward reaches this (and the price is within the cap)."""
 
 NO_CAP = 1_000_000.0
@@ -126,8 +128,6 @@ class WebShopWorld(WorldBase):
         self.products: Sequence[Product] = catalogue.products
         self.goals: list[Goal] = goals
         self._goal_by_id = {g.goal_id: g for g in self.goals}
-        self._gt_cache: dict[str, GroundTruth] = {}
-        self._lock = threading.Lock()
 
     # ------------------------------------------------------------- protocol
     def tools(self) -> Sequence[ToolSpec]:
@@ -177,8 +177,8 @@ class WebShopWorld(WorldBase):
         Raises:
             ConfigError: unknown base goal or cluster, or an unsupported condition.
         """
-        with self._lock:
-            cached = self._gt_cache.get(intent.intent_id)
+        memo = self.memo(GROUND_TRUTH_MEMO)
+        cached: GroundTruth | None = memo.get(intent.intent_id)
         if cached is not None:
             return cached
         spec = self.intent_spec(intent)
@@ -193,19 +193,12 @@ class WebShopWorld(WorldBase):
             if get_reward(p, spec, opts).reward >= ACCEPT_THRESHOLD:
                 rows.append(gt_row(p.asin, opts))
         gt = GroundTruth(kind="purchaseset", value=sorted(rows))
-        with self._lock:
-            self._gt_cache[intent.intent_id] = gt
+        memo.put(intent.intent_id, gt)
         return gt
-
-    def adjudicate(self, intent: Intent, session: EnvSession) -> Verdict:
-        """Accept iff the purchase's reward is ≥ 0.999 and its price is within the cap."""
-        return self._verdict(intent, session, ACCEPT_THRESHOLD)
 
     def judge(self, intent: Intent, session: EnvSession, config: ProtocolConfig) -> Verdict:
         """Accept iff the reward reaches ``config.webshop_accept_threshold`` within the cap."""
-        return self._verdict(intent, session, config.webshop_accept_threshold)
-
-    def _verdict(self, intent: Intent, session: EnvSession, threshold: float) -> Verdict:
+        threshold = config.webshop_accept_threshold
         proposal = session.proposal()
         if not proposal or not proposal.get("asin"):
             return Verdict(accepted=False, reason="nothing_selected_to_buy", score=0.0)
@@ -252,9 +245,9 @@ class WebShopWorld(WorldBase):
 
     def slot_lexicon(self, condition: Condition) -> SlotLexicon:
         """Return how shoppers talk about a condition (interpreter hook)."""
-        from core.envs.webshop import lexicon
+        from core.envs.webshop import shop_lexicon
 
-        return lexicon.slot_lexicon(self, condition)
+        return shop_lexicon.slot_lexicon(self, condition)
 
     def context_lexicon(self, key: str) -> SlotLexicon:
         """The product type is no fact to ask for: "what kind of product?" is an open question."""
@@ -262,15 +255,15 @@ class WebShopWorld(WorldBase):
 
     def lexicon_families(self) -> tuple[SlotLexicon, ...]:
         """Return the shop's slot families (interpreter hook)."""
-        from core.envs.webshop import lexicon
+        from core.envs.webshop import shop_lexicon
 
-        return lexicon.families()
+        return shop_lexicon.families()
 
     def unmet_problems(self, intent: Intent, session: EnvSession) -> list[Problem]:
         """Return what the purchase gets wrong, in plain words (rejection hints)."""
-        from core.envs.webshop import lexicon
+        from core.envs.webshop import shop_lexicon
 
-        return lexicon.problems(self, intent, session)
+        return shop_lexicon.problems(self, intent, session)
 
     def unmet_slots(self, intent: Intent, session: EnvSession) -> list[str] | None:
         """Return the slots the purchase fails (None when nothing was bought)."""
@@ -282,6 +275,24 @@ class WebShopWorld(WorldBase):
         return out
 
     # --------------------------------------------------------------- helpers
+    def catalogue_words(self) -> CatalogueWords | None:
+        """The catalogue's attribute phrases and option values (from its counts; None if empty).
+
+        Read from the aggregates a catalogue keeps, so a million-product shop is not scanned.
+        """
+        if not self.catalogue.products:
+            return None
+        return CatalogueWords(
+            attributes=frozenset(a.lower() for a in self.catalogue.attribute_counts() if a),
+            options=frozenset(
+                v.lower() for vs in self.catalogue.option_counts().values() for v in vs if v
+            ),
+        )
+
+    def task_count(self) -> int:
+        """One task per goal."""
+        return len(self.goals)
+
     def test_split(self) -> list[Goal]:
         """The paper's 500 WebShop test tasks: goals ``h00000``–``h00499`` (see ``stream``).
 

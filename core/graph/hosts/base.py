@@ -277,6 +277,10 @@ class HostAdapter:
         """Entity id → customer id for the policy gate (generic: no customers)."""
         return {}
 
+    def customer(self, intent: Intent) -> str | None:
+        """The customer an intent belongs to (generic: none)."""
+        return None
+
     def phrase(self, cond: Condition) -> str:
         """Customer wording of one condition (the world's own phrasing)."""
         return self.world.phrase(cond)

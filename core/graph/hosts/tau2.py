@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
+from core.envs.tau2.world import Tau2World
 from core.graph.hosts.base import HostAdapter, HostClass
 from core.model.base import canonical_json
 from core.model.intent import Condition, ConditionValue, GroundTruth, Intent
+
+CUSTOMER_INDEX_MEMO = "graph.customer_index"
+"""The world's memo table holding its entity → customer index (one entry)."""
 
 
 class Tau2Adapter(HostAdapter):
@@ -76,39 +81,23 @@ class Tau2Adapter(HostAdapter):
         Read from the world's database (``world.base.records``); an id that two customers
         share is left out (it identifies nobody).
         """
-        cached: dict[str, str] | None = getattr(self, "_customer_index", None)
+        memo = self.world.memo(CUSTOMER_INDEX_MEMO, size=1)
+        cached: dict[str, str] | None = memo.get("index")
         if cached is not None:
             return cached
-        base = getattr(self.world, "base", None)
-        records = getattr(base, "records", None)
-        if not isinstance(records, dict):
-            self._customer_index: dict[str, str] = {}
-            return self._customer_index
-        owners: dict[str, set[str]] = {}
+        records = self._records()
+        index = _owners(records) if records is not None else {}
+        memo.put("index", index)
+        return index
 
-        def own(entity: object, user: str) -> None:
-            if isinstance(entity, str) and entity:
-                owners.setdefault(entity, set()).add(user)
-
-        for uid, user in (records.get("users") or {}).items():
-            own(uid, uid)
-            for pm in (user.get("payment_methods") or {}) if isinstance(user, dict) else {}:
-                own(pm, uid)
-            for coll in ("orders", "reservations"):
-                for rid in (user.get(coll) or []) if isinstance(user, dict) else []:
-                    own(rid, uid)
-        for coll in ("orders", "reservations"):
-            for rid, rec in (records.get(coll) or {}).items():
-                if isinstance(rec, dict) and isinstance(rec.get("user_id"), str):
-                    own(rid, rec["user_id"])
-        self._customer_index = {e: next(iter(us)) for e, us in owners.items() if len(us) == 1}
-        return self._customer_index
+    def _records(self) -> dict[str, dict[str, Any]] | None:
+        """The τ² database records of the wrapped world (None for a stand-in world)."""
+        return self.world.base.records if isinstance(self.world, Tau2World) else None
 
     def own_entities(self, customer: str) -> dict[str, list[str]]:
         """A customer's own orders, reservations and payment methods (substitution values)."""
-        base = getattr(self.world, "base", None)
-        records = getattr(base, "records", None)
-        user = records.get("users", {}).get(customer) if isinstance(records, dict) else None
+        records = self._records()
+        user = records.get("users", {}).get(customer) if records is not None else None
         if not isinstance(user, dict):
             return {}
         out: dict[str, list[str]] = {}
@@ -182,3 +171,25 @@ class Tau2Adapter(HostAdapter):
                 )
                 out.setdefault(key, bundle)
         return [out[k] for k in sorted(out)]
+
+
+def _owners(records: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Entity id → its one customer (an id two customers share identifies nobody)."""
+    owners: dict[str, set[str]] = {}
+
+    def own(entity: object, user: str) -> None:
+        if isinstance(entity, str) and entity:
+            owners.setdefault(entity, set()).add(user)
+
+    for uid, user in (records.get("users") or {}).items():
+        own(uid, uid)
+        for pm in (user.get("payment_methods") or {}) if isinstance(user, dict) else {}:
+            own(pm, uid)
+        for coll in ("orders", "reservations"):
+            for rid in (user.get(coll) or []) if isinstance(user, dict) else []:
+                own(rid, uid)
+    for coll in ("orders", "reservations"):
+        for rid, rec in (records.get(coll) or {}).items():
+            if isinstance(rec, dict) and isinstance(rec.get("user_id"), str):
+                own(rid, rec["user_id"])
+    return {e: next(iter(us)) for e, us in owners.items() if len(us) == 1}

@@ -9,6 +9,7 @@ import json
 from collections import Counter
 from typing import Any
 
+from core.envs.webshop.world import WebShopWorld
 from core.graph.hosts.base import HostAdapter, HostClass
 from core.model.base import canonical_json
 from core.model.intent import Condition, ConditionValue, GroundTruth, Intent
@@ -41,23 +42,23 @@ class WebShopAdapter(HostAdapter):
 
     def slot_label(self, cond: Condition) -> str:
         """The world's own noun for a slot (``color``, ``size``, ``price``, ``feature``)."""
-        fn = getattr(self.world, "slot_label", None)
-        if callable(fn):
-            return str(fn(cond))
-        return super().slot_label(cond)
+        return self.world.slot_label(cond)
 
     def answer_view(self, gt: GroundTruth) -> frozenset[str] | None:
         """Purchase rows reduced to their product ids (options may differ per reading)."""
         return frozenset(str(json.loads(r)[0]) for r in gt.value)
 
+    def _shop(self) -> WebShopWorld | None:
+        """The wrapped world as a shop (None for a stand-in world without a catalogue)."""
+        return self.world if isinstance(self.world, WebShopWorld) else None
+
     def _cluster(self, env_id: str) -> list[Any]:
-        cat = getattr(self.world, "catalogue", None)
-        clusters = getattr(cat, "clusters", {}) if cat is not None else {}
-        return list(clusters.get(env_id, []))
+        shop = self._shop()
+        return list(shop.catalogue.clusters.get(env_id, [])) if shop is not None else []
 
     def _product(self, asin: str) -> Any:
-        cat = getattr(self.world, "catalogue", None)
-        return cat.get(asin) if cat is not None else None
+        shop = self._shop()
+        return shop.catalogue.get(asin) if shop is not None else None
 
     def witnesses(self, intent: Intent, gt: GroundTruth) -> list[tuple[Condition, ...]]:
         """Attributes held by some but not all current answer products."""
@@ -87,7 +88,8 @@ class WebShopAdapter(HostAdapter):
                     if a not in have:
                         seen.setdefault(a, a)
         elif slot.startswith("option:") and cur is not None:
-            name = getattr(self.world, "option_name", lambda c: "")(cur)
+            shop = self._shop()
+            name = shop.option_name(cur) if shop is not None else ""
             for p in self._cluster(intent.env_id):
                 for n, values in p.options.items():
                     if name and n != name:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 from core.errors import ConfigError, LLMError
+from core.faults.taxonomy import GLOSS
 from core.llm import ChatModel, is_offline_name, make_client
 from core.model.intent import ShiftOperator
 from core.model.sample import FaultType
@@ -20,19 +21,6 @@ from core.studies.sessions.judgment import SessionJudgment
 from core.studies.sessions.store import get_judgments, get_session, put_judgments, session_rows
 from core.studies.studies import get_study
 
-FAULT_GLOSS: dict[FaultType, str] = {
-    FaultType.INDIRECT_INTENT: "the goal is only implied, never stated",
-    FaultType.CONTEXTUAL_IRRELEVANCE: "the request is buried in unrelated conversation",
-    FaultType.FACTUAL_ERROR: "the user states a wrong value (later corrected or contradicted)",
-    FaultType.FALSE_PRESUPPOSITION: "the request assumes something untrue",
-    FaultType.TOOL_CAPABILITY_MISMATCH: "asks for a tool or capability the agent lacks",
-    FaultType.INSUFFICIENT_INFORMATION: "required details are missing",
-    FaultType.IRRELEVANT_INFORMATION: "extra details that do not matter to the task",
-    FaultType.LEXICAL_AMBIGUITY: "a word with two meanings",
-    FaultType.SYNTACTIC_AMBIGUITY: "a phrase that attaches two ways",
-    FaultType.REFERENTIAL_AMBIGUITY: "'that one', 'the usual': unclear what is referred to",
-    FaultType.VAGUENESS_SUBJECTIVITY: "subjective or vague wording ('nice', 'not too pricey')",
-}
 SHIFT_GLOSS: dict[ShiftOperator, str] = {
     ShiftOperator.REFINE: "adds a constraint to the same goal",
     ShiftOperator.RELAX: "drops or loosens a constraint",
@@ -116,7 +104,7 @@ class LLMSessionJudge:
 
     def messages(self, session: SessionRecord) -> list[dict[str, Any]]:
         """Build the chat messages for one session."""
-        faults = "\n".join(f"   - {f.value}: {g}" for f, g in FAULT_GLOSS.items())
+        faults = "\n".join(f"   - {f.value}: {g}" for f, g in GLOSS.items())
         shifts = "\n".join(f"   - {s.value}: {g}" for s, g in SHIFT_GLOSS.items())
         user = (
             self._template.replace("{{fault_types}}", faults)
@@ -283,8 +271,3 @@ def human_pairs(
 ) -> dict[str, tuple[SessionJudgment, SessionJudgment]]:
     """Pair the first two human judgments of every session judged by at least two people."""
     return {sid: (js[0], js[1]) for sid, js in sorted(judgments.items()) if len(js) >= 2}
-
-
-def judges_used(pairs: Sequence[tuple[SessionJudgment, SessionJudgment]]) -> list[str]:
-    """Distinct judge names appearing in pairs (for report headers)."""
-    return sorted({j.judge for p in pairs for j in p})

@@ -82,3 +82,25 @@ def test_env_play_tau2_terminal(monkeypatch, capsys) -> None:
     assert main(["env", "play", "--benchmark", "tau2_airline"]) == 0
     out = capsys.readouterr().out
     assert "list_all_airports" in out and "unknown tool 'nope'" in out
+
+
+@pytest.mark.parametrize("domain", ["retail", "airline"])
+def test_import_tau2_check_passes_on_the_bundled_domain(domain, store_path, capsys) -> None:
+    from core.envs.tau2.world import bundled_dir
+
+    args = ["--store", str(store_path), "import", "tau2", "--domain", domain]
+    assert main([*args, "--from", str(bundled_dir(domain)), "--check", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["check"] == {"passed": True, "problems": []}
+
+
+def test_import_check_names_each_problem_and_exits_1(store_path, capsys, monkeypatch) -> None:
+    from core.envs.check import Problem
+    from core.envs.tau2.world import bundled_dir
+
+    broken = [Problem(code="golden-rejected", hook="judge", detail="t0: reason")]
+    monkeypatch.setattr("core.envs.check.check_world", lambda world: broken)
+    args = ["--store", str(store_path), "import", "tau2", "--domain", "retail"]
+    assert main([*args, "--from", str(bundled_dir("retail")), "--check"]) == 1
+    text = capsys.readouterr().out
+    assert "world check: 1 problem(s)" in text and "golden-rejected [judge]: t0: reason" in text

@@ -75,3 +75,22 @@ def test_empty_product_list_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
 def test_catalogue_rejects_bad_sizes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["env", "catalogue", "--products", "0", "--out", str(tmp_path / "x")]) == 2
     assert "--products" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("inline_max", [None, 100])
+def test_import_webshop_check_runs_the_world_contract(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    inline_max: int | None,
+) -> None:
+    src = _catalogue(tmp_path, 300, capsys)
+    if inline_max is not None:
+        monkeypatch.setattr(importer, "INLINE_MAX", inline_max)
+    store = tmp_path / "store.db"
+    args = ["--store", str(store), "import", "webshop", "--from", str(src), "--check"]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["check"] == {"passed": True, "problems": []}
+    assert main(args) == 0
+    assert "world check: passed" in capsys.readouterr().out

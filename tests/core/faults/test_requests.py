@@ -19,8 +19,8 @@ from core.construction.pipeline import (
 )
 from core.faults.align import _ACT
 from core.faults.composite import draw_ok
+from core.faults.cue_lexicon import LEXICON
 from core.faults.extract import presupposition_cues
-from core.faults.lexicon import LEXICON
 from core.faults.plan import FaultPlan, candidate_plans, foreign, own_atoms
 from core.faults.surface import SURFACES, capabilities_of, host_family
 from core.faults.writer import TemplateWriter

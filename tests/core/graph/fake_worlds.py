@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from core.envs.base import WorldBase
 from core.graph.hosts import register_adapter
 from core.graph.hosts.base import HostAdapter
 from core.graph.hosts.tau2 import Tau2Adapter
@@ -146,7 +147,7 @@ GOALS: list[tuple[str, str, list[Condition]]] = [
 ]
 
 
-class FakeShop:
+class FakeShop(WorldBase):
     """A shop: intents are attribute/option/price filters; the answer is a purchase set."""
 
     benchmark = "fakeshop"
@@ -203,7 +204,7 @@ class FakeShop:
                 rows.append(json.dumps([p["asin"], opts]))
         return GroundTruth(kind="purchaseset", value=sorted(rows))
 
-    def adjudicate(self, intent: Intent, session: Any) -> Verdict:
+    def judge(self, intent: Intent, session: Any, config: Any) -> Verdict:
         raise NotImplementedError
 
     def phrase(self, c: Condition) -> str:
@@ -305,7 +306,7 @@ TASKS: list[tuple[str, str, list[Condition]]] = [
 ]
 
 
-class FakeDesk:
+class FakeDesk(WorldBase):
     """A service desk: intents are write calls; the answer is the resulting state hash."""
 
     benchmark = "fakedesk"
@@ -368,7 +369,7 @@ class FakeDesk:
         h = hashlib.sha256(_j(state).encode()).hexdigest()
         return GroundTruth(kind="statehash", value=[_j({"db": h, "errors": []})])
 
-    def adjudicate(self, intent: Intent, session: Any) -> Verdict:
+    def judge(self, intent: Intent, session: Any, config: Any) -> Verdict:
         raise NotImplementedError
 
     def phrase(self, c: Condition) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from core.envs.base import HostWorld
 from core.envs.mock import load_mock_world, mock_graph, mock_samples
+from core.model.config import ProtocolConfig
 from core.model.intent import ShiftOperator
 from core.model.sample import FaultType
 from core.model.world import EnvAction
@@ -21,12 +22,12 @@ def test_session_tools_and_adjudication():
     assert "s01" in s.act(EnvAction(tool="search", args={"query": "teal"})).text
     assert not s.act(EnvAction(tool="buy", args={"item_id": "zz"})).ok
     root = mock_graph().root
-    assert w.adjudicate(root, s).reason == "nothing_bought"
+    assert w.judge(root, s, ProtocolConfig()).reason == "nothing_bought"
     s.act(EnvAction(tool="buy", args={"item_id": "s04"}))
-    v = w.adjudicate(root, s)
+    v = w.judge(root, s, ProtocolConfig())
     assert not v.accepted and v.reason == "unmet:color" and w.unmet_slots(root, s) == ["color"]
     s.act(EnvAction(tool="buy", args={"item_id": "s01"}))
-    assert w.adjudicate(root, s).accepted
+    assert w.judge(root, s, ProtocolConfig()).accepted
 
 
 def test_graph_covers_every_operator_and_a_non_moving_edge():
@@ -39,7 +40,7 @@ def test_graph_covers_every_operator_and_a_non_moving_edge():
         s = w.open_session()
         for a in w.compile_intent(n):
             s.act(a)
-        assert w.adjudicate(n, s).accepted
+        assert w.judge(n, s, ProtocolConfig()).accepted
 
 
 def test_samples_cover_every_fault_and_never_state_hidden_truth():

@@ -10,6 +10,7 @@ from core.envs.tau2 import Tau2World
 from core.envs.tau2.adapter import write_key
 from core.envs.tau2.grading import communicate_ok, golden_actions, grade
 from core.errors import ConfigError
+from core.model.config import ProtocolConfig
 from core.model.intent import Condition, Intent
 from core.model.world import EnvAction
 
@@ -62,7 +63,7 @@ def test_execute_and_compile(retail: Tau2World) -> None:
 def test_adjudicate_actions_mode(retail: Tau2World) -> None:
     [seed] = retail.seeds()
     s = retail.open_session()
-    v = retail.adjudicate(seed, s)
+    v = retail.judge(seed, s, ProtocolConfig())
     assert (
         not v.accepted
         and v.reason == "golden_actions_missing:cancel_pending_order,exchange_delivered_order_items"
@@ -87,7 +88,8 @@ def test_adjudicate_actions_mode(retail: Tau2World) -> None:
         )
     )
     assert (
-        retail.adjudicate(seed, s).reason == "golden_actions_missing:exchange_delivered_order_items"
+        retail.judge(seed, s, ProtocolConfig()).reason
+        == "golden_actions_missing:exchange_delivered_order_items"
     )
     # paired item lists compare as sets of pairs: order of pairs does not matter
     s.act(
@@ -101,9 +103,9 @@ def test_adjudicate_actions_mode(retail: Tau2World) -> None:
             },
         )
     )
-    v = retail.adjudicate(seed, s)
+    v = retail.judge(seed, s, ProtocolConfig())
     assert v.accepted and v.reason == "golden_actions_complete"
-    assert retail.adjudicate(seed, s, mode="exact_state").accepted
+    assert retail.judge(seed, s, ProtocolConfig(tau2_acceptance="exact_state")).accepted
     # mispaired lists are a different write
     assert write_key(
         "exchange_delivered_order_items", {"item_ids": ["1", "2"], "new_item_ids": ["a", "b"]}
@@ -134,8 +136,8 @@ def test_adjudicate_exact_state_detects_extra_writes(retail: Tau2World) -> None:
             },
         )
     )
-    assert retail.adjudicate(seed, s).accepted
-    v = retail.adjudicate(seed, s, mode="exact_state")
+    assert retail.judge(seed, s, ProtocolConfig()).accepted
+    v = retail.judge(seed, s, ProtocolConfig(tau2_acceptance="exact_state"))
     assert not v.accepted and v.reason == "state_hash_mismatch"
 
 

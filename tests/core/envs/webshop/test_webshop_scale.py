@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import core.envs.webshop.postfile as postfile
 import core.envs.webshop.postings as postings
+import core.envs.webshop.source_files as source_files
 import core.envs.webshop.stream as stream
 from core.envs.webshop.catgen import asin_for, write_catalogue
 from core.envs.webshop.golden import golden_report
@@ -365,7 +366,7 @@ def test_real_human_goals_file_orders_nothing_without_matches(catalogue: Path) -
     texts = json.loads(real.read_text())
     assert len(texts) > 12_000 and all(isinstance(t, str) for t in texts[:100])
     # the real list parses with the streaming reader, record by record
-    got = [t for _, t in stream._records(real, "list", None)]
+    got = [t for _, t in source_files.read_records(real, "list", None)]
     assert got == texts
 
 

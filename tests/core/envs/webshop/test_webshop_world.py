@@ -11,6 +11,7 @@ from core.envs.webshop import load_webshop_world, load_webshop_world_from_payloa
 from core.envs.webshop.reward import best_options
 from core.envs.webshop.world import WebShopWorld
 from core.errors import ConfigError
+from core.model.config import ProtocolConfig
 from core.model.intent import Condition, Intent
 from core.model.world import EnvAction
 
@@ -98,13 +99,13 @@ def test_execute_rejects_bad_intents(tiny_world: WebShopWorld, kw: dict, field: 
 
 def test_adjudicate(tiny_world: WebShopWorld) -> None:
     root = tiny_world.seeds()[0]
-    v = tiny_world.adjudicate(root, tiny_world.open_session())
+    v = tiny_world.judge(root, tiny_world.open_session(), ProtocolConfig())
     assert (v.accepted, v.reason, v.score) == (False, "nothing_selected_to_buy", 0.0)
-    v = tiny_world.adjudicate(root, buy(tiny_world, "B000000001", ["black", "10"]))
+    v = tiny_world.judge(root, buy(tiny_world, "B000000001", ["black", "10"]), ProtocolConfig())
     assert (v.accepted, v.reason, v.score) == (True, "reward=1.000", 1.0)
-    v = tiny_world.adjudicate(root, buy(tiny_world, "B000000001", ["black"]))
+    v = tiny_world.judge(root, buy(tiny_world, "B000000001", ["black"]), ProtocolConfig())
     assert (v.accepted, v.reason) == (False, "reward=0.750")
-    v = tiny_world.adjudicate(root, buy(tiny_world, "B000000004", ["black", "10"]))
+    v = tiny_world.judge(root, buy(tiny_world, "B000000004", ["black", "10"]), ProtocolConfig())
     assert (v.accepted, v.reason) == (False, "over_price_limit")
     assert v.score == pytest.approx(0.75)
 
@@ -115,7 +116,7 @@ def test_adjudicate(tiny_world: WebShopWorld) -> None:
         def proposal(self) -> dict:
             return {"asin": "ZZZ", "options": {}}
 
-    assert tiny_world.adjudicate(root, Fake()).reason == "unknown_asin"  # type: ignore[arg-type]
+    assert tiny_world.judge(root, Fake(), ProtocolConfig()).reason == "unknown_asin"  # type: ignore[arg-type]
 
 
 def test_phrase_and_labels(tiny_world: WebShopWorld) -> None:
@@ -154,7 +155,7 @@ def test_compile_intent_buys_a_ground_truth_item(bundled_world: WebShopWorld) ->
         s = w.open_session()
         for action in w.compile_intent(intent):
             assert s.act(action).ok
-        assert w.adjudicate(intent, s).accepted
+        assert w.judge(intent, s, ProtocolConfig()).accepted
         prop = s.proposal()
         assert prop is not None
         assert w.execute(intent).contains(

@@ -8,13 +8,9 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
-import yaml
-from pydantic import ValidationError
-
-from core.errors import ConfigError, pydantic_error_to_config_error
 from core.model.base import Strict
+from core.model.datafile import read_yaml_model
 from core.paths import DATA_DIR
 
 FAULTS_DIR = DATA_DIR / "faults"
@@ -52,15 +48,6 @@ class _TemplatesFile(Strict):
     indirect_rewrites: dict[str, str] = {}
 
 
-def _load_yaml(path: Path) -> Any:
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise ConfigError("file is missing", file=path) from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"not valid YAML: {exc}", file=path) from exc
-
-
 class Lexicon:
     """Loaded phrasing data (lazy; one instance per directory)."""
 
@@ -70,20 +57,12 @@ class Lexicon:
     @cached_property
     def cues(self) -> _LexiconFile:
         """The cue lexicon."""
-        path = self.directory / "lexicon.yaml"
-        try:
-            return _LexiconFile.model_validate(_load_yaml(path))
-        except ValidationError as exc:
-            raise pydantic_error_to_config_error(exc, path) from exc
+        return read_yaml_model(self.directory / "lexicon.yaml", _LexiconFile)
 
     @cached_property
     def templates(self) -> _TemplatesFile:
         """The writer's phrasing variants."""
-        path = self.directory / "templates.yaml"
-        try:
-            return _TemplatesFile.model_validate(_load_yaml(path))
-        except ValidationError as exc:
-            raise pydantic_error_to_config_error(exc, path) from exc
+        return read_yaml_model(self.directory / "templates.yaml", _TemplatesFile)
 
     def host(self, host_class: str) -> _HostTemplates:
         """Templates of one host class."""

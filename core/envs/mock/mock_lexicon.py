@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.envs.lexicon import COLOR, MATERIAL, PRICE, SIZE, Family, Problem, SlotLexicon, words_of
+from core.envs.requirement_lexicon import (
+    COLOR,
+    MATERIAL,
+    PRICE,
+    SIZE,
+    Family,
+    Problem,
+    SlotLexicon,
+    words_of,
+)
 from core.model.intent import Condition, Intent
 
 _FAMILY: dict[str, tuple[str, Family]] = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from core.envs.lexicon import (
+from core.envs.requirement_lexicon import (
     COLOR,
     COUNT,
     FEATURE,
@@ -150,8 +150,13 @@ def option_family(name: str) -> tuple[str, Family]:
     return label, Family(label=label, cues=(label,))
 
 
+VALUES_MEMO = "webshop.lexicon.values"
+"""The world's memo table holding its option values per family (one entry)."""
+
+
 def _values_by_name(world: WebShopWorld) -> dict[str, tuple[str, ...]]:
-    cached: dict[str, tuple[str, ...]] | None = getattr(world, "_lexicon_values", None)
+    memo = world.memo(VALUES_MEMO, size=1)
+    cached: dict[str, tuple[str, ...]] | None = memo.get("values")
     if cached is not None:
         return cached
     counts: dict[str, Counter[str]] = {}
@@ -161,14 +166,8 @@ def _values_by_name(world: WebShopWorld) -> dict[str, tuple[str, ...]]:
         for v, n in values.items():
             bucket[v.lower()] += n
     out = {fam: tuple(v for v, _ in c.most_common(MAX_ALTERNATIVES)) for fam, c in counts.items()}
-    world._lexicon_values = out  # type: ignore[attr-defined]
+    memo.put("values", out)
     return out
-
-
-def option_label(world: WebShopWorld, condition: Condition) -> str:
-    """Plain label of an option condition (``colour``, ``pack size`` …)."""
-    fam, f = option_family(world.option_name(condition))
-    return _LABEL.get(fam, f.label)
 
 
 def slot_lexicon(world: WebShopWorld, condition: Condition) -> SlotLexicon:

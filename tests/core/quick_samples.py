@@ -1,4 +1,4 @@
-"""A quick sample builder usable for any host world (conformance tests, demos).
+"""A quick sample builder for any host world (the conformance tests run it on every world).
 
 Real samples come from the construction pipeline (``core/graph`` + ``core/faults``); this
 builder only makes a small executable graph around one seed intent (relaxations of each

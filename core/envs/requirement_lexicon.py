@@ -13,6 +13,7 @@ shared vocabularies below are written for this project.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -285,3 +286,35 @@ STYLE = Family(
     cues=("style", "design", "look", "pattern", "type", "kind", "version", "variant", "model"),
     weak=("type", "kind", "look", "version", "variant"),
 )
+
+
+# ------------------------------------------------------------------ plain-word helpers
+STOPWORDS = frozenset(
+    "the and for with that this you your are was were have has had not but any all can "
+    "what which who whom how why when where there their them they from into about would "
+    "could should like want need please some more less than then also just does did "
+    "arg attr option item items value".split()
+)
+"""Words never used to tell what a message is about."""
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def tokens(text: str) -> list[str]:
+    """Return lower-cased word tokens of ``text``."""
+    return _TOKEN.findall(text.lower())
+
+
+def content_words(text: str) -> set[str]:
+    """Return tokens of ``text`` usable for matching (no digits, ≥ 3 chars, no stopwords)."""
+    return {
+        t
+        for t in tokens(text)
+        if len(t) >= 3 and t not in STOPWORDS and not any(ch.isdigit() for ch in t)
+    }
+
+
+def default_slot_label(slot: str) -> str:
+    """Humanise a slot name: the last ':'-separated part, underscores to spaces."""
+    tail = slot.rsplit(":", 1)[-1] if ":" in slot else slot
+    return tail.replace("_", " ").strip() or slot
