@@ -102,6 +102,7 @@ class LLMAgent(AgentBase):
         self.questions_before_proposal = 0
         self.proposed = False
         self.action_format = action_format
+        self.base_prompt: str | None = None  # None = strategy-free; "premise" (a run option)
         spec_limit = getattr(getattr(client, "spec", None), "context_chars", None)
         self.window_chars = spec_limit if isinstance(spec_limit, int) else window_chars
         self.dropped_turns = 0
@@ -141,6 +142,7 @@ class LLMAgent(AgentBase):
             lessons=lessons,
             intent=intent,
             action_format=self.action_format,
+            base_prompt=self.base_prompt,
         )
         status = status_block(view, view.benchmark or self.benchmark, self.memory)
         self._statuses.setdefault(view.turn, status)
