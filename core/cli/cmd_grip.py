@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "grip",
         help="GRIP report (eleven metrics, mean ± sd over seeds) of one or more runs",
         description=(
-            "Score the ended episodes of RUN(s) with GRIP (grip-2) and print one row per cell. "
+            "Score the ended episodes of RUN(s) with GRIP (grip-3) and print one row per cell. "
             "Undefined values print as '—' (table), null (JSON) or empty (CSV), never 0."
         ),
     )

@@ -264,6 +264,7 @@ REPORT_COLUMNS: tuple[str, ...] = (
     "inferred",
     "aim",
     "recovery",
+    "discovery",
     "patience",
     "staleness",
     "reaction",

@@ -67,15 +67,34 @@ METRICS: tuple[MetricDef, ...] = (
 SCORE_METRIC = MetricDef("Score", "Grounding", "score", "all scored WebShop episodes", "reward")
 """WebShop's Score column, reported beside Success."""
 
-EPISODE_METRICS: tuple[MetricDef, ...] = tuple(
-    m for m in (METRICS[0], SCORE_METRIC, *METRICS[1:]) if m.name != "Consistency"
+DISCOVERY_METRIC = MetricDef(
+    "Discovery", "Inquiry", "discovery", "episodes with a hidden target", higher_is_better=True
 )
-"""Metrics that are means of a per-episode column (report order, Score after Success)."""
+"""Environment discovery, reported beside Recovery (``grip-3``): the target was fully known at
+the final commit only because observations showed what no answer had (never Recovery)."""
 
-METRIC_NAMES: tuple[str, ...] = tuple(m.name for m in (METRICS[0], SCORE_METRIC, *METRICS[1:]))
+
+def _report_order() -> tuple[MetricDef, ...]:
+    out: list[MetricDef] = []
+    for m in METRICS:
+        out.append(m)
+        if m.name == "Success":
+            out.append(SCORE_METRIC)
+        if m.name == "Recovery":
+            out.append(DISCOVERY_METRIC)
+    return tuple(out)
+
+
+REPORTED: tuple[MetricDef, ...] = _report_order()
+"""Every reported metric in order: the eleven, Score after Success, Discovery after Recovery."""
+
+EPISODE_METRICS: tuple[MetricDef, ...] = tuple(m for m in REPORTED if m.name != "Consistency")
+"""Metrics that are means of a per-episode column (report order)."""
+
+METRIC_NAMES: tuple[str, ...] = tuple(m.name for m in REPORTED)
 """Every reported metric name in order."""
 
-METRIC_BY_NAME: dict[str, MetricDef] = {m.name: m for m in (*METRICS, SCORE_METRIC)}
+METRIC_BY_NAME: dict[str, MetricDef] = {m.name: m for m in REPORTED}
 """Metric definitions by name."""
 
 CELL_KEYS: tuple[str, ...] = ("benchmark", "method", "persona", "backbone")
