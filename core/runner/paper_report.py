@@ -357,6 +357,7 @@ def _index(
         f"Seeds: {e(', '.join(map(str, plan.seeds)))}. Samples per benchmark: "
         f"{e(str(plan.limit or 'all'))}. Offline agents and template voices are offline "
         "approximations of the paper's LLM methods.</p>",
+        *(f"<p>Note: {e(n)}</p>" for n in plan.notes),
     ]
     if estimate is not None:
         parts.append(f"<h2>Estimate</h2><pre>{e(json.dumps(estimate, indent=1))}</pre>")

@@ -76,6 +76,7 @@ class Plan:
     seeds: tuple[int, ...]
     limit: int | None
     experiments: list[Experiment]
+    notes: list[str] = field(default_factory=list)
 
     def specs(self) -> list[RunSpec]:
         """The distinct runs, in first-use order (a shared run appears once)."""
@@ -149,14 +150,43 @@ def make_plan(
     return Plan(name, tuple(models), tuple(benchmarks), tuple(range(seeds)), limit, exps)
 
 
+def prune_plan(store: Store, plan: Plan) -> None:
+    """Drop benchmarks without composite samples from the k = 2 / 4 runs (noted in the plan).
+
+    A benchmark whose store holds no k = 2 (or 4) samples cannot take part in Fig. 10 at
+    that k; the run keeps the other benchmarks, or is left out when none remain.
+    """
+    from core.runner.plan import select_samples
+
+    source = SampleSource(store)
+    for exp in plan.experiments:
+        if exp.key != "complexity":
+            continue
+        for role in [r for r in exp.runs if r in ("k2", "k4")]:
+            spec = exp.runs[role]
+            keep = tuple(b for b in spec.benchmarks if select_samples(source, spec, b))
+            if keep == spec.benchmarks:
+                continue
+            gone = [b for b in spec.benchmarks if b not in keep]
+            plan.notes.append(f"{role}: no {role} samples for {', '.join(gone)}; left out")
+            if keep:
+                exp.runs[role] = spec.model_copy(update={"benchmarks": keep})
+            else:
+                del exp.runs[role]
+
+
 def validate_plan(store: Store, plan: Plan) -> dict[str, int]:
     """Check every run before anything plays; return episodes per run id.
+
+    Benchmarks without composites are first pruned from the k = 2 / 4 runs
+    (:func:`prune_plan`).
 
     Raises:
         ConfigError: A run selects no samples (names the flag), or a run name is taken.
     """
     from core.runner.plan import named_spec
 
+    prune_plan(store, plan)
     source = SampleSource(store)
     out: dict[str, int] = {}
     for spec in plan.specs():
