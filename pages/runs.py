@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.model.run import METHODS, PERSONAS, RunOptions
+from core.model.run import FAULT_CONDITIONS, METHODS, PERSONAS, RunOptions
 from core.studio.choices import method_label, offered_benchmarks, sample_selectors
 from core.studio.dashboards import OFFLINE_NOTE, md_escape
 from core.studio.dashboards.construction_explorer import benchmarks
@@ -83,6 +83,20 @@ with st.expander("New run", expanded=not run_rows(store)):
             "release, or one import by its name. Each sample runs on the world it was built on.",
         )
         f_split = c10.selectbox("Split", ["all", *splits], key="runs-split")
+        c11, c12 = st.columns(2)
+        f_shifts = c11.radio(
+            "Silent shifts",
+            ["on", "off"],
+            horizontal=True,
+            key="runs-shifts",
+            help="The paper's shifts-off condition (Fig. 11) turns them off.",
+        )
+        f_faults = c12.selectbox(
+            "Faults",
+            ["all", *FAULT_CONDITIONS],
+            key="runs-faults",
+            help="single = one fault (Table 2); composite = k ≥ 2; k1/k2/k4 = exactly k.",
+        )
         f_workers = st.number_input(
             "Worker processes (0 = one per CPU)",
             min_value=0,
@@ -126,6 +140,8 @@ with st.expander("New run", expanded=not run_rows(store)):
             name=f_name,
             source=None if f_source == "all" else f_source,
             split=None if f_split == "all" else f_split,
+            shifts=f_shifts,
+            faults=f_faults,
         )
         if spec is not None:
             options = RunOptions(workers=int(f_workers) or None)

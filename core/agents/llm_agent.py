@@ -102,6 +102,7 @@ class LLMAgent(AgentBase):
         self.questions_before_proposal = 0
         self.proposed = False
         self.action_format = action_format
+        self.base_prompt: str | None = None  # None = strategy-free; "premise" (a run option)
         # the client is any ChatModel (a litellm client, a scripted or recorded one): only a
         # configured model's client carries a spec with a context window
         spec_limit = getattr(getattr(client, "spec", None), "context_chars", None)
@@ -143,6 +144,7 @@ class LLMAgent(AgentBase):
             lessons=lessons,
             intent=intent,
             action_format=self.action_format,
+            base_prompt=self.base_prompt,
         )
         status = status_block(view, view.benchmark or self.benchmark, self.memory)
         self._statuses.setdefault(view.turn, status)

@@ -1,7 +1,10 @@
 """Prompt assembly for LLM agents from the data files in ``data/prompts/agent_*.md``.
 
-The shared base is strategy-free (the wire format and the host's domain text); each method's
-guidance is its own file. Prompt text never lives in code.
+The shared base is strategy-free (the wire format and the host's domain text): it tells no
+method that the request may be faulty or that the person may change their mind. That premise
+sentence (``agent_base_premise.md``) is added only when a run asks for it
+(``RunSpec.base_prompt = "premise"``, recorded in the run's identity). Each method's guidance is
+its own file. Prompt text never lives in code.
 """
 
 from __future__ import annotations
@@ -20,6 +23,10 @@ from core.paths import DATA_DIR
 
 PROMPT_DIR = DATA_DIR / "prompts"
 """Where the agent prompt files live."""
+
+BASE_PROMPTS: tuple[str, ...] = ("strategy-free", "premise")
+"""Variants of the shared base: the paper's strategy-free base (default) or the base plus the
+premise sentence (the request may be faulty, the person may change their mind)."""
 
 
 @lru_cache(maxsize=64)
@@ -69,6 +76,7 @@ def system_prompt(
     lessons: str = "",
     intent: str = "",
     action_format: str = "text",
+    base_prompt: str | None = None,
 ) -> str:
     """Assemble the system prompt: base + wire format + domain + the method's guidance.
 
@@ -79,10 +87,22 @@ def system_prompt(
         lessons: A3's rendered lesson block ('' before any lesson exists).
         intent: RS's rendered current intent.
         action_format: ``text`` (the paper's wire format) or ``tools`` (native tool calling).
+        base_prompt: ``strategy-free`` (None, the default) or ``premise`` (adds the premise
+            sentence; a recorded run option).
+
+    Raises:
+        ConfigError: An unknown base prompt variant.
     """
+    if base_prompt not in (None, *BASE_PROMPTS):
+        raise ConfigError(f"unknown base prompt {base_prompt!r}", field="base_prompt")
     name = "format" if action_format == "text" else "format_tools"
     fmt = load_prompt(name if method.can_ask else name + "_noask")
-    base = fill(load_prompt("base"), format=fmt, domain=domain_text(benchmark, tools))
+    premise = ""
+    if base_prompt == "premise":
+        premise = " " + " ".join(load_prompt("base_premise").split())
+    base = fill(
+        load_prompt("base"), format=fmt, domain=domain_text(benchmark, tools), premise=premise
+    )
     if method.self_evolving:
         # A3 extends the budget planner: A2's guidance in full, then the lesson book
         planner = fill(load_prompt("A2"), lessons="", intent="")

@@ -17,6 +17,7 @@ from core.cli import (
     cmd_data,
     cmd_env,
     cmd_grip,
+    cmd_reproduce,
     cmd_run,
     cmd_setup,
     cmd_studies,
@@ -35,6 +36,7 @@ _MODULES = (
     cmd_verify,
     cmd_run,
     cmd_grip,
+    cmd_reproduce,
     cmd_studies,
     cmd_user,
 )

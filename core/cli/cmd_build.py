@@ -50,7 +50,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--extractors",
         default="rule,align",
         help="two different extractor specs: rule, align or LLM model specs (the same one "
-        "twice is refused)",
+        "twice, or two models of one family, is refused)",
+    )
+    s.add_argument(
+        "--allow-same-family",
+        action="store_true",
+        help="accept two LLM extractors of one model family (the protocol wants different "
+        "families; see docs/PROTOCOL.md)",
     )
     s.add_argument(
         "--writer-temperature",
@@ -151,6 +157,14 @@ def cmd_build_samples(args: argparse.Namespace) -> int:
     extractors = tuple(x.strip() for x in args.extractors.split(","))
     if len(extractors) != 2 or not all(extractors):
         raise ConfigError("give exactly two extractor specs, e.g. rule,align", field="--extractors")
+    from core.construction.pipeline import check_extractor_pair
+
+    try:  # before any world is imported: a refused pair writes nothing
+        check_extractor_pair(
+            (extractors[0], extractors[1]), allow_same_family=args.allow_same_family
+        )
+    except ConfigError as exc:
+        raise ConfigError(exc.detail, field="--extractors") from None
     loaded = world_for(store, args.benchmark, args.data, args.world)
     graphs, gstats = build_graphs(loaded.world, seed=args.seed, ref=loaded.ref)
     samples, stats = build_samples(
@@ -163,6 +177,7 @@ def cmd_build_samples(args: argparse.Namespace) -> int:
         per_graph=args.per_graph,
         ref=loaded.ref,
         writer_temperature=args.writer_temperature,
+        allow_same_family=args.allow_same_family,
     )
     store.put_graphs_and_samples(graphs, samples, source="built")
     record_build(

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "grip",
         help="GRIP report (eleven metrics, mean ± sd over seeds) of one or more runs",
         description=(
-            "Score the ended episodes of RUN(s) with GRIP (grip-2) and print one row per cell. "
+            "Score the ended episodes of RUN(s) with GRIP (grip-3) and print one row per cell. "
             "Undefined values print as '—' (table), null (JSON) or empty (CSV), never 0."
         ),
     )
@@ -42,6 +42,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         metavar="heuristic|human|MODEL_A,MODEL_B",
         help="role-realism judges (Identification, Consistency); default none",
+    )
+    p.add_argument(
+        "--allow-same-family",
+        action="store_true",
+        help="accept two LLM judges of one model family (the protocol wants different families)",
     )
     p.add_argument(
         "--per-cell", type=V.positive, default=20, metavar="N", help="LLM judges: episodes per cell"
@@ -80,7 +85,7 @@ def cmd_grip(args: argparse.Namespace) -> int:
     from core.grip.report import build_report, report_csv, report_table
 
     apply_model_flags(args)
-    _check_judges(args.judges)
+    _check_judges(args.judges, allow_same_family=getattr(args, "allow_same_family", False))
     store = open_store(args, create=False)
     if getattr(args, "check_protocol", False):
         from core.grip.protocol_check import check_runs, check_table
@@ -121,17 +126,35 @@ def cmd_grip(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_judges(judges: str | None) -> None:
-    """Refuse a malformed ``--judges`` before the store is touched."""
+def _check_judges(judges: str | None, *, allow_same_family: bool = False) -> None:
+    """Refuse a malformed ``--judges`` before the store is touched.
+
+    Two model judges of one family are refused too, unless ``allow_same_family``.
+    """
     if judges is None:
         return
     spec = judges.strip()
-    if spec in ("heuristic", "human", "models"):
+    if spec in ("heuristic", "human"):
         return
     parts = [p for p in spec.split(",") if p.strip()]
+    if parts == ["models"]:  # the models file's two judges (after --models is applied)
+        from core.llm.models import role_label
+
+        parts = [p for p in (role_label("judges", 0), role_label("judges", 1)) if p]
+        if len(parts) != 2:
+            return  # the report names the missing judge
     if len(parts) != 2:
         raise ConfigError(
             f"expected heuristic, human, models or two model specs MODEL_A,MODEL_B, got {spec!r}",
             file="command line",
             field="--judges",
         )
+    from core.model.families import check_independent
+
+    check_independent(
+        parts[0].strip(),
+        parts[1].strip(),
+        what="judges",
+        field="--judges",
+        allow_same_family=allow_same_family,
+    )

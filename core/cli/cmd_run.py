@@ -11,7 +11,7 @@ from core.cli import _validate as V
 from core.cli._common import add_json, emit, open_store, show_progress
 from core.errors import ConfigError
 from core.model.bounds import MAX_SEEDS
-from core.model.run import PERSONAS, RunOptions, RunSpec
+from core.model.run import FAULT_CONDITIONS, PERSONAS, RunOptions, RunSpec
 from core.runner.costs import cost_split
 from core.runner.plan import KNOWN_SPLITS
 
@@ -55,6 +55,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="LLM agents: the paper's text format (default) or native tool calling",
     )
     p.add_argument(
+        "--base-prompt",
+        choices=("strategy-free", "premise"),
+        default=None,
+        help="LLM agents' shared base prompt: strategy-free (default, the paper's) or with the "
+        "premise sentence (the request may be faulty, the person may change their mind); "
+        "recorded in the run's identity",
+    )
+    p.add_argument(
         "--interpreter", default=None, help="how the user reads messages: offline | MODEL"
     )
     p.add_argument(
@@ -66,7 +74,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--source",
         default=None,
-        help="only samples of this provenance: bundled, built, release, or an import's name",
+        help="only samples of this provenance: bundled, built, release, or an import's name; "
+        "per benchmark as webshop=bundled,tau2_retail=built (a bare value applies to the "
+        "benchmarks not named)",
+    )
+    p.add_argument(
+        "--shifts",
+        choices=("on", "off"),
+        default="on",
+        help="silent intent shifts on (the paper's default) or off (Fig. 11 / Table 8); part "
+        "of the run's identity",
+    )
+    p.add_argument(
+        "--faults",
+        choices=FAULT_CONDITIONS,
+        default=None,
+        help="only samples with one fault (single), composites (k ≥ 2) or exactly k = 1, 2, 4 "
+        "faults (default: every sample); part of the run's identity",
     )
     p.add_argument("--split", default=None, choices=KNOWN_SPLITS, help="only samples of this split")
     p.add_argument(
@@ -191,7 +215,11 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
     gen = getattr(args, "a3_generation_size", None)
     if gen is not None and gen < 1:
         raise ConfigError("must be at least 1", field="--a3-generation-size")
-    extra = {"a3_generation_size": gen} if gen is not None else {}
+    extra: dict[str, Any] = {"a3_generation_size": gen} if gen is not None else {}
+    if getattr(args, "shifts", "on") == "off":
+        from core.model.config import ProtocolConfig
+
+        extra["config"] = ProtocolConfig(shifts_enabled=False)
     from pydantic import ValidationError
 
     try:
@@ -208,6 +236,8 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
             limit=args.limit,
             source=getattr(args, "source", None),
             split=getattr(args, "split", None),
+            faults=getattr(args, "faults", None),
+            base_prompt=getattr(args, "base_prompt", None),
             **extra,
         )
     except ValidationError as exc:
@@ -226,9 +256,10 @@ def _resolve_spec(store: Any, args: argparse.Namespace) -> RunSpec:
     from core.runner.plan import named_spec, stored_spec
 
     if args.resume:
-        if args.benchmark or args.method:
+        if args.benchmark or args.method or args.faults or args.shifts != "on":
             raise ConfigError(
-                "--resume runs the stored spec; leave out --benchmark and --method",
+                "--resume runs the stored spec; leave out --benchmark, --method, --shifts "
+                "and --faults",
                 field="--resume",
             )
         try:
@@ -319,6 +350,7 @@ def _split_text(split: dict[str, Any]) -> str:
 
 def cmd_runs(args: argparse.Namespace) -> int:
     """List runs with status and progress."""
+    from core.grip.report import run_conditions
     from core.runner.lifecycle import sweep_status
 
     store = open_store(args)
@@ -327,9 +359,15 @@ def cmd_runs(args: argparse.Namespace) -> int:
         spec = store.conn.execute("SELECT spec FROM runs WHERE run_id=?", (r["run_id"],))
         r["status"] = sweep_status(store.path, r, str(spec.fetchone()[0]))
         r["cost_by_role"] = cost_split(store, r["run_id"])
+        r["conditions"] = run_conditions(store, [r["run_id"]]).get(r["run_id"], {})
     lines = [
         f"{r['name']:<28} {r['status']:<22} {r['completed']}/{r['total']} "
-        f"errors={r['errors']} ${r['cost_usd']:.4f}"
+        + (
+            f"shifts={r['conditions']['shifts']} faults={r['conditions']['faults']} "
+            if r["conditions"]
+            else ""
+        )
+        + f"errors={r['errors']} ${r['cost_usd']:.4f}"
         + (f" ({_split_text(r['cost_by_role'])})" if r["cost_by_role"] else "")
         for r in runs
     ]

@@ -161,16 +161,21 @@ def make_extractor(spec: str, index: int = 0) -> Extractor:
     return extractor
 
 
-def check_extractor_pair(extractors: tuple[str, str]) -> None:
-    """Refuse two extractors that are the same reader or the same model (not independent)."""
-    from core.faults.llm import same_model
+def check_extractor_pair(extractors: tuple[str, str], *, allow_same_family: bool = False) -> None:
+    """Refuse two extractors that are not independent.
 
-    if same_model(extractors[0], extractors[1]):
-        raise ConfigError(
-            f"the two extractors must differ (got {extractors[0]!r} twice): their agreement "
-            "is only evidence when they read independently",
-            field="extractors",
-        )
+    The same reader or model twice is refused, and (unless allowed) two models of one family
+    (:mod:`core.model.families`).
+    """
+    from core.model.families import check_independent
+
+    check_independent(
+        extractors[0],
+        extractors[1],
+        what="extractors",
+        field="extractors",
+        allow_same_family=allow_same_family,
+    )
 
 
 def applicable_plans(
@@ -297,6 +302,7 @@ def build_samples(
     ref: WorldRef | None = None,
     writer_temperature: float = 0.7,
     writer_instance: Writer | None = None,
+    allow_same_family: bool = False,
 ) -> tuple[list[Sample], dict[str, Any]]:
     """Generate-then-verify faulty opening requests over ``graphs``.
 
@@ -314,6 +320,7 @@ def build_samples(
         writer_temperature: Sampling temperature of an LLM writer.
         writer_instance: An already built writer to reuse (``build_bundled`` shares one over
             k = 1, 2 and 4, so off-topic passages are not reused within a graph).
+        allow_same_family: Accept two LLM extractors of one model family.
 
     Every sample gets the split of its root's host task (:func:`task_splits`).
 
@@ -324,7 +331,7 @@ def build_samples(
     """
     if k not in (1, 2, 4):
         raise ConfigError("k must be 1, 2 or 4", field="k")
-    check_extractor_pair(extractors)
+    check_extractor_pair(extractors, allow_same_family=allow_same_family)
     adapter = adapter_for(world)
     w = writer_instance or make_writer(writer, writer_temperature)
     ex = (make_extractor(extractors[0], 0), make_extractor(extractors[1], 1))

@@ -23,7 +23,7 @@ from core.faults.extract import Extraction, ExtractionContext
 from core.faults.plan import FaultPlan
 from core.faults.surface import goal_of
 from core.faults.taxonomy import DIFF_CLASS, DIFF_CLASSES, FAMILY_OF_CLASS
-from core.faults.writer import Written
+from core.faults.writer import WHOLE_MESSAGE, Written
 from core.graph.hosts.base import HostAdapter, contains_atom
 from core.model.intent import Intent
 from core.model.sample import FaultType
@@ -58,16 +58,9 @@ def _client(spec: str, temperature: float | None = None, *, role: str) -> _Compl
 
 def same_model(a: str, b: str) -> bool:
     """Whether two extractor specs name the same model (then they are not independent)."""
-    if a == b:
-        return True
-    if a in ("rule", "align") or b in ("rule", "align"):
-        return False
-    from core.llm.types import ModelSpec
+    from core.model.families import same_model as _same
 
-    try:
-        return ModelSpec.parse(a).model == ModelSpec.parse(b).model
-    except (ValueError, ConfigError):
-        return False
+    return _same(a, b)
 
 
 @lru_cache(maxsize=8)
@@ -87,9 +80,125 @@ def _cards() -> dict[str, dict[str, str]]:
         raise ConfigError("must be a mapping of fault type to card", file=path)
     for t in FaultType:
         card = data.get(t.value)
-        if not isinstance(card, dict) or "name" not in card or "description" not in card:
-            raise ConfigError("card needs name and description", file=path, field=t.value)
+        if not isinstance(card, dict):
+            raise ConfigError("card missing", file=path, field=t.value)
+        for key in CARD_FIELDS:
+            if not isinstance(card.get(key), str) or not card[key].strip():
+                raise ConfigError(f"card needs a {key}", file=path, field=f"{t.value}.{key}")
     return data
+
+
+CARD_FIELDS = ("name", "description", "example", "final_rule")
+"""What every fault card holds (``data/faults/cards.yaml``)."""
+
+
+def card_block(plans: Sequence[FaultPlan]) -> tuple[str, str, str, str]:
+    """(names, descriptions, examples, final rules) of the plans' cards, for a writer prompt."""
+    cards = _cards()
+    seen = list(dict.fromkeys(p.fault.value for p in plans))
+    names = " + ".join(cards[t]["name"] for t in seen)
+    desc = " / ".join(cards[t]["description"] for t in seen)
+    examples = "\n".join(f"- {cards[t]['name']}: {cards[t]['example']}" for t in seen)
+    rules = "\n".join(f"- {cards[t]['final_rule']}" for t in seen)
+    return names, desc, examples, rules
+
+
+@lru_cache(maxsize=1)
+def extraction_questions() -> dict[str, dict[str, str]]:
+    """The type-specific extraction questions (``data/faults/extraction.yaml``), per type.
+
+    Raises:
+        ConfigError: A type without questions (names the file and the type).
+    """
+    path = FAULTS_DIR / "extraction.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ConfigError("must be a mapping of fault type to questions", file=path)
+    out: dict[str, dict[str, str]] = {}
+    for t in FaultType:
+        qs = (data.get(t.value) or {}).get("questions")
+        if not isinstance(qs, dict) or not qs:
+            raise ConfigError("needs questions", file=path, field=t.value)
+        out[t.value] = {str(k): str(v) for k, v in qs.items()}
+    return out
+
+
+def questions_block(types: Sequence[FaultType]) -> str:
+    """The questions of ``types`` as prompt lines (``- type.id: question``)."""
+    qs = extraction_questions()
+    return "\n".join(f"- {t.value}.{qid}: {q}" for t in types for qid, q in qs[t.value].items())
+
+
+def _truthy(v: Any) -> bool | None:
+    if isinstance(v, bool):
+        return v
+    text = str(v).strip().lower()
+    if text in ("true", "yes", "y", "1"):
+        return True
+    if text in ("false", "no", "n", "0", ""):
+        return False
+    return None
+
+
+def _empty(v: Any) -> bool:
+    if isinstance(v, (list, tuple)):
+        return not any(str(x).strip() for x in v)
+    return not str(v or "").strip()
+
+
+def check_answers(answers: dict[str, Any]) -> tuple[list[str], bool]:
+    """What the type-specific answers say is wrong: (other changes, plausible).
+
+    Each fault type's own questions check its contract: an indirect request must state no
+    request, a buried request must stay complete, a factual error must not also state the true
+    value, a presupposition must name its fallback, an unbound expression must not state its
+    exact value elsewhere, an ambiguity must have two readings (else it is not plausible), an
+    extra wish must leave the true requirements intact.
+    """
+    other: list[str] = []
+    plausible = True
+
+    def get(t: FaultType, q: str) -> Any:
+        got = answers.get(t.value)
+        return got.get(q) if isinstance(got, dict) else None
+
+    def flag(t: FaultType, q: str, bad: bool, why: str) -> None:
+        if t.value in answers and _truthy(get(t, q)) is bad:
+            other.append(f"{t.value}: {why}")
+
+    flag(FaultType.INDIRECT_INTENT, "request_stated", True, "a request is stated")
+    flag(FaultType.CONTEXTUAL_IRRELEVANCE, "request_complete", False, "request incomplete")
+    flag(FaultType.FACTUAL_ERROR, "true_value_present", True, "the true value is stated too")
+    flag(FaultType.INSUFFICIENT_INFORMATION, "hinted", True, "the omission is hinted at")
+    flag(FaultType.IRRELEVANT_INFORMATION, "requirements_intact", False, "a requirement moved")
+    for t in (
+        FaultType.LEXICAL_AMBIGUITY,
+        FaultType.REFERENTIAL_AMBIGUITY,
+        FaultType.VAGUENESS_SUBJECTIVITY,
+    ):
+        flag(t, "exact_value_stated", True, "the exact value is stated elsewhere")
+    if FaultType.FALSE_PRESUPPOSITION.value in answers and _empty(
+        get(FaultType.FALSE_PRESUPPOSITION, "fallback")
+    ):
+        other.append("false_presupposition: no fallback value")
+    if FaultType.TOOL_CAPABILITY_MISMATCH.value in answers and _empty(
+        get(FaultType.TOOL_CAPABILITY_MISMATCH, "capability")
+    ):
+        other.append("tool_capability_mismatch: no capability named")
+    for t, q in (
+        (FaultType.LEXICAL_AMBIGUITY, "readings"),
+        (FaultType.SYNTACTIC_AMBIGUITY, "attachments"),
+    ):
+        if t.value in answers:
+            v = get(t, q)
+            parts = (
+                v
+                if isinstance(v, list)
+                else re.split(r"\s*(?:;|/|\bor\b|\bvs\.?\b)\s*", str(v or ""))
+            )
+            if len([x for x in parts if str(x).strip()]) < 2:
+                plausible = False
+    return other, plausible
 
 
 def plan_instructions(adapter: HostAdapter, intent: Intent, plan: FaultPlan) -> str:
@@ -184,21 +293,61 @@ class LLMWriter:
         variant: int,
         rng: random.Random,
     ) -> Written:
-        """Ask the model for the request text."""
-        cards = _cards()
-        names = " + ".join(cards[p.fault.value]["name"] for p in plans)
-        desc = " / ".join(cards[p.fault.value]["description"] for p in plans)
+        """Ask the model for the request text.
+
+        With three or more faults, the whole-message faults (indirect intent, contextual
+        irrelevance) are not written in the first pass: the model first writes the request with
+        the other faults, then a second, transformation-only call applies the whole-message
+        faults to that text (``fault_writer_transform.md``) — the paper's two-stage render.
+        """
+        two_pass = len(plans) >= 3 and any(p.fault in WHOLE_MESSAGE for p in plans)
+        first = [p for p in plans if not (two_pass and p.fault in WHOLE_MESSAGE)]
+        text = self._first_pass(adapter, intent, first, variant)
+        if two_pass:
+            frame = [p for p in plans if p.fault in WHOLE_MESSAGE]
+            text = self._transform(adapter, intent, frame, text, variant)
+        return Written(text=text, surfaces=infer_surfaces(text, plans, adapter, intent))
+
+    def _first_pass(
+        self, adapter: HostAdapter, intent: Intent, plans: Sequence[FaultPlan], variant: int
+    ) -> str:
+        names, desc, examples, rules = card_block(plans)
         prompt = _prompt("fault_writer.md").format(
             topic=adapter.topic(intent),
             requirements=_requirements(adapter, intent, with_slots=False),
             card_name=names,
             card_description=desc,
+            card_example=examples,
+            final_rules=rules,
             instructions="\n".join(plan_instructions(adapter, intent, p) for p in plans),
             variation=variant,
         )
+        return self._ask(prompt)
+
+    def _transform(
+        self,
+        adapter: HostAdapter,
+        intent: Intent,
+        plans: Sequence[FaultPlan],
+        text: str,
+        variant: int,
+    ) -> str:
+        names, desc, examples, rules = card_block(plans)
+        prompt = _prompt("fault_writer_transform.md").format(
+            topic=adapter.topic(intent),
+            message=text,
+            card_name=names,
+            card_description=desc,
+            card_example=examples,
+            final_rules=rules,
+            instructions="\n".join(plan_instructions(adapter, intent, p) for p in plans),
+            variation=variant,
+        )
+        return self._ask(prompt)
+
+    def _ask(self, prompt: str) -> str:
         reply = self.client.complete([{"role": "user", "content": prompt}])
-        text = " ".join(str(getattr(reply, "text", "") or "").split()).strip().strip('"')
-        return Written(text=text, surfaces=infer_surfaces(text, plans, adapter, intent))
+        return " ".join(str(getattr(reply, "text", "") or "").split()).strip().strip('"')
 
 
 def parse_extraction(
@@ -227,13 +376,20 @@ def parse_extraction(
     )
     target = classes[main][0] if main and classes[main] and classes[main][0] != "*" else None
     other = obj.get("other_changes") or []
+    others = [str(x) for x in other] if isinstance(other, list) else [str(other)]
+    answers = obj.get("answers", {})
+    answers = {} if answers is None else answers
+    if not isinstance(answers, dict):
+        return Extraction(extractor=name, parsed=False, detail="answers not an object")
+    found, plausible = check_answers(answers)
     return Extraction(
         extractor=name,
         family=FAMILY_OF_CLASS[main] if main else None,  # type: ignore[index]
         target_slot=target,
         classes=classes,
-        other_changes=tuple(str(x) for x in other) if isinstance(other, list) else (str(other),),
-        plausible=bool(obj.get("plausible", True)),
+        other_changes=tuple(others + found),
+        plausible=bool(obj.get("plausible", True)) and plausible,
+        detail=json.dumps(answers, sort_keys=True)[:400] if answers else "",
     )
 
 
@@ -261,6 +417,7 @@ class LLMExtractor:
             requirements=_requirements(adapter, intent, with_slots=True),
             text=text,
             questionnaire=", ".join(q.value for q in questionnaire),
+            questions=questions_block(questionnaire),
         )
         reply = self.client.complete([{"role": "user", "content": prompt}])
         raw = str(getattr(reply, "text", "") or "")

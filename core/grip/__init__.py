@@ -1,4 +1,4 @@
-"""GRIP evaluation (version ``grip-2``): per-episode extraction, eleven metrics, reports.
+"""GRIP evaluation (version ``grip-3``): per-episode extraction, eleven metrics, reports.
 
 Extraction reads typed rows (:mod:`core.grip.rows`, fields checked against the event models),
 tracks the moving target (:mod:`core.grip.target`) and folds them with one reducer per

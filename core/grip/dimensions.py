@@ -41,7 +41,9 @@ class Facts(NamedTuple):
     hidden_target: bool | None
     """Non-empty target at the final commit (None when not scored or not readable)."""
     full_at_commit: bool
-    """The target was fully extracted when the last proposal was judged."""
+    """The target was fully extracted (by answers) when the last proposal was judged."""
+    known_at_commit: bool
+    """The target was fully known (answers plus environment discovery) at that commit."""
     moving: bool
     """At least one answer-moving shift fired."""
 
@@ -59,7 +61,7 @@ class Grounding:
     def __init__(self) -> None:
         self.n_proposals = 0
         self.last_score: float | None = None
-        self.commit: tuple[bool, bool] | None = None
+        self.commit: tuple[bool, bool, bool] | None = None
         self.accept_turns: list[int] = []
 
     def on_proposal(self, row: ProposalRow, target: Target) -> None:
@@ -107,7 +109,7 @@ class Grounding:
 class Inquiry:
     """Aim, Recovery and Patience: did the agent ask the right questions, at what cost."""
 
-    METRICS: ClassVar[tuple[str, ...]] = ("aim", "recovery", "patience")
+    METRICS: ClassVar[tuple[str, ...]] = ("aim", "recovery", "discovery", "patience")
     __slots__ = ("n_questions", "n_scoreable", "n_aimed", "pending_ask")
 
     def __init__(self) -> None:
@@ -141,11 +143,12 @@ class Inquiry:
         self.pending_ask = None
 
     def finish(self, facts: Facts, patience_left: float | None) -> dict[str, Any]:
-        """Define Aim, Recovery and Patience.
+        """Define Aim, Recovery, Discovery and Patience.
 
         Aim (share of scoreable questions that asked for an owed slot) over readable scored
-        episodes with a scoreable question; Recovery (target fully extracted at the final
-        commit) over episodes with a hidden target; Patience (budget left) over scored ones.
+        episodes with a scoreable question; Recovery (target fully extracted *by answers* at
+        the final commit) and Discovery (fully known only because the environment showed the
+        rest) over episodes with a hidden target; Patience (budget left) over scored ones.
         """
         aim = None
         if facts.scored and facts.readable and self.n_scoreable:
@@ -156,6 +159,9 @@ class Inquiry:
             "n_aimed": self.n_aimed,
             "aim": aim,
             "recovery": _on_target(facts, 1.0 if facts.full_at_commit else 0.0),
+            "discovery": _on_target(
+                facts, 1.0 if (facts.known_at_commit and not facts.full_at_commit) else 0.0
+            ),
             "patience": patience_left if facts.scored else None,
         }
 

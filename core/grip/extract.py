@@ -2,7 +2,7 @@
 
 The same fold serves the typed path (:func:`score_episode`, events as pydantic models, turned
 into rows by :func:`core.grip.rows.row_of`) and the columnar path of :mod:`core.grip.cache`
-(rows built straight from SQL). Rules (DECISIONS.md, GRIP ``grip-2``):
+(rows built straight from SQL). Rules (DECISIONS.md, GRIP ``grip-3``):
 
 * the moving target, valid extractions and environment discovery: :mod:`core.grip.target`;
 * the *final commit* is the last adjudicated proposal; ``full_at_commit`` = a non-empty target
@@ -137,13 +137,14 @@ class _Fold:
         readable = self.target.readable
         commit = self.grounding.commit
         if commit is None:
-            commit = (bool(self.target.slots), False)
+            commit = (bool(self.target.slots), False, False)
         return Facts(
             scored=scored,
             success=outcome == "SUCCESS",
             readable=readable,
             hidden_target=commit[0] if (scored and readable) else None,
             full_at_commit=commit[1],
+            known_at_commit=commit[2],
             moving=self.persistence.n_moving > 0,
         )
 

@@ -67,15 +67,34 @@ METRICS: tuple[MetricDef, ...] = (
 SCORE_METRIC = MetricDef("Score", "Grounding", "score", "all scored WebShop episodes", "reward")
 """WebShop's Score column, reported beside Success."""
 
-EPISODE_METRICS: tuple[MetricDef, ...] = tuple(
-    m for m in (METRICS[0], SCORE_METRIC, *METRICS[1:]) if m.name != "Consistency"
+DISCOVERY_METRIC = MetricDef(
+    "Discovery", "Inquiry", "discovery", "episodes with a hidden target", higher_is_better=True
 )
-"""Metrics that are means of a per-episode column (report order, Score after Success)."""
+"""Environment discovery, reported beside Recovery (``grip-3``): the target was fully known at
+the final commit only because observations showed what no answer had (never Recovery)."""
 
-METRIC_NAMES: tuple[str, ...] = tuple(m.name for m in (METRICS[0], SCORE_METRIC, *METRICS[1:]))
+
+def _report_order() -> tuple[MetricDef, ...]:
+    out: list[MetricDef] = []
+    for m in METRICS:
+        out.append(m)
+        if m.name == "Success":
+            out.append(SCORE_METRIC)
+        if m.name == "Recovery":
+            out.append(DISCOVERY_METRIC)
+    return tuple(out)
+
+
+REPORTED: tuple[MetricDef, ...] = _report_order()
+"""Every reported metric in order: the eleven, Score after Success, Discovery after Recovery."""
+
+EPISODE_METRICS: tuple[MetricDef, ...] = tuple(m for m in REPORTED if m.name != "Consistency")
+"""Metrics that are means of a per-episode column (report order)."""
+
+METRIC_NAMES: tuple[str, ...] = tuple(m.name for m in REPORTED)
 """Every reported metric name in order."""
 
-METRIC_BY_NAME: dict[str, MetricDef] = {m.name: m for m in (*METRICS, SCORE_METRIC)}
+METRIC_BY_NAME: dict[str, MetricDef] = {m.name: m for m in REPORTED}
 """Metric definitions by name."""
 
 COLUMN_OF: dict[str, str] = {m.name: m.column for m in EPISODE_METRICS}
@@ -158,7 +177,7 @@ def aggregate(
     group = [*keys, "seed"]
     g = df.groupby(group, dropna=False, sort=True)[cols]
     counts = g.count()
-    per_seed = g.sum(min_count=1) / counts.where(counts > 0)
+    per_seed = order_free_sums(df, group, cols, counts.index) / counts.where(counts > 0)
     levels = list(range(len(keys)))
     cg = per_seed.groupby(level=levels, dropna=False, sort=True)
     means, sds, nseeds = cg.mean(), cg.std(ddof=1), cg.count()
@@ -167,6 +186,42 @@ def aggregate(
     cells = means.index.to_frame(index=False)
     cons = consistency_cells(pairs, cells, keys) if pairs is not None else None
     return _long(cells, (means, sds, nseeds, denoms), react, cons)
+
+
+def order_free_sums(
+    df: pd.DataFrame, group: Sequence[str], cols: Sequence[str], index: pd.Index
+) -> pd.DataFrame:
+    """Per-group sums of ``cols`` that do not depend on the order of the rows.
+
+    Floating-point addition is not associative, so a sum over episodes in storage order can
+    differ in its last bits between a run that was interrupted and resumed and one that was not
+    (or between two runs of one spec). Within each group the values are added in a canonical
+    order — ascending value — so the sum is a function of the multiset of values alone; NaN
+    (undefined) is left out, and a group with no defined value sums to NaN.
+
+    Args:
+        df: The per-episode frame.
+        group: Grouping columns (the result's index levels, sorted).
+        cols: Float columns to sum.
+        index: The groups, in the order of ``df.groupby(group, sort=True)``.
+
+    Returns:
+        A frame indexed like ``index`` with one column per ``cols``.
+    """
+    codes = df.groupby(list(group), dropna=False, sort=True).ngroup().to_numpy()
+    n = len(index)
+    out = np.full((n, len(cols)), np.nan)
+    for j, c in enumerate(cols):
+        vals = df[c].to_numpy(dtype=float)
+        keep = ~np.isnan(vals)
+        if not keep.any():
+            continue
+        v, k = vals[keep], codes[keep]
+        order = np.lexsort((v, k))  # by group, then by value: canonical
+        v, k = v[order], k[order]
+        starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+        out[k[starts], j] = np.add.reduceat(v, starts)
+    return pd.DataFrame(out, index=index, columns=list(cols))
 
 
 def _long(

@@ -13,9 +13,10 @@ from pydantic import Field
 
 from core.model.base import Strict
 
-GRIP_VERSION = "grip-2"
+GRIP_VERSION = "grip-3"
 """Version of the metric definitions (DECISIONS.md GRIP table; ``grip-2``: a rejection hint is
-not extraction, docs/PROTOCOL.md)."""
+not extraction; ``grip-3``: Recovery counts answers only, environment discovery is its own
+column; docs/PROTOCOL.md)."""
 
 
 class Bucket(StrEnum):
@@ -80,6 +81,7 @@ class EpisodeRecord(Strict):
     inferred: float | None = None
     aim: float | None = None
     recovery: float | None = None
+    discovery: float | None = None
     patience: float | None = None
     staleness: float | None = None
     reaction: float | None = None

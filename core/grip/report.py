@@ -47,6 +47,10 @@ class GripReport(Strict):
     metrics: list[dict[str, Any]] = Field(description="Metric definitions in report order.")
     cells: list[dict[str, Any]]
     role_realism: dict[str, Any] = Field(default_factory=dict)
+    conditions: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="Per run id: the paper's conditions it ran under (shifts on/off, faults).",
+    )
 
     def to_json(self) -> dict[str, Any]:
         """The JSON shape of CLI.md."""
@@ -65,6 +69,27 @@ def metric_definitions() -> list[dict[str, Any]]:
         }
         for n in METRIC_NAMES
     ]
+
+
+def run_conditions(store: Store, run_ids: Sequence[str]) -> dict[str, dict[str, str]]:
+    """The conditions (``shifts``, ``faults``) of each run, read from its stored spec.
+
+    A run whose spec is not a sweep spec (an import, a branch) has no entry.
+    """
+    from pydantic import ValidationError
+
+    from core.model.run import RunSpec
+
+    out: dict[str, dict[str, str]] = {}
+    for rid in run_ids:
+        row = store.conn.execute("SELECT spec FROM runs WHERE run_id=?", (rid,)).fetchone()
+        if row is None:
+            continue
+        try:
+            out[rid] = RunSpec.model_validate_json(row[0]).conditions()
+        except (ValidationError, ValueError):
+            continue
+    return out
 
 
 def _key_value(v: Any) -> Any:
@@ -179,7 +204,9 @@ def build_report(
     """
     keys = parse_by(by)
     run_ids = resolve_runs(store, runs)
-    key = content_hash({"runs": run_ids, "by": list(keys), "judges": judges}, 32)
+    key = content_hash(
+        {"runs": run_ids, "by": list(keys), "judges": judges, "layout": "conditions"}, 32
+    )
     fp = _fingerprint(store, run_ids, keys, judges)
     if use_cache:
         hit = _cached(store, key, fp)
@@ -198,6 +225,7 @@ def build_report(
         metrics=metric_definitions(),
         cells=cells_json(cells, frame, keys),
         role_realism=_finite(realism.summary),
+        conditions=run_conditions(store, run_ids),
     )
     if use_cache and not realism.summary.get("judge_errors_total"):
         # a report with failed judge calls is never cached: the next call asks again
@@ -264,4 +292,6 @@ def report_table(report: GripReport) -> str:
         f"GRIP {report.grip_version} — runs: {', '.join(report.runs)} "
         "(rates ×100, mean ± sd over seeds)"
     )
+    for rid, cond in report.conditions.items():
+        head += f"\n  {rid}: shifts {cond['shifts']}, faults {cond['faults']}"
     return head + "\n" + str(df.to_string(index=False))

@@ -10,8 +10,12 @@
   reflects the current intent; volunteered and context disclosures never count, and neither do
   rejection hints (``how="rejection_hint"``, GRIP ``grip-2``): a hint is feedback that names
   what is wrong, never a value, so it discloses nothing.
-* *Environment discovery*: an owed slot whose true value (≥ 3 characters, lower-cased, JSON
-  lists expanded) appears in an observation before the agent itself ever wrote it counts too.
+* *Environment discovery* (``grip-3``: reported on its own, never as extraction): an owed slot
+  whose true value (≥ 3 characters, lower-cased, JSON lists expanded) appears in an observation
+  before the agent itself ever wrote it is *discovered*. Recovery counts answers only (the
+  paper's Recovery is what the agent recovered by asking); a success whose target was known
+  only with discovery is Inferred, and the Discovery column reports how often the environment
+  completed what the answers left open.
 """
 
 from __future__ import annotations
@@ -141,12 +145,23 @@ def action_text(action: Mapping[str, Any]) -> str:
 class Target:
     """The target slots, the valid extractions and the current intent of one episode."""
 
-    __slots__ = ("info", "slots", "extracted", "cur_id", "readable", "ever_full", "_acts", "_said")
+    __slots__ = (
+        "info",
+        "slots",
+        "extracted",
+        "discovered",
+        "cur_id",
+        "readable",
+        "ever_full",
+        "_acts",
+        "_said",
+    )
 
     def __init__(self, info: StartInfo | None) -> None:
         self.info = info
         self.slots: set[str] = set(info.hidden_slots) if info else set()
         self.extracted: set[str] = set()
+        self.discovered: set[str] = set()
         self.cur_id = info.root_intent_id if info else ""
         self.readable = info is not None
         self.ever_full = False
@@ -161,9 +176,13 @@ class Target:
         """Whether any of ``slots`` is in the target and not yet extracted."""
         return any(s in self.slots and s not in self.extracted for s in slots)
 
-    def commit(self) -> tuple[bool, bool]:
-        """(non-empty target, fully extracted) now: the state a proposal commits to."""
-        return bool(self.slots), self.full()
+    def known(self) -> bool:
+        """A non-empty target, every slot of it answered or discovered in the environment."""
+        return bool(self.slots) and self.slots <= (self.extracted | self.discovered)
+
+    def commit(self) -> tuple[bool, bool, bool]:
+        """(non-empty target, fully extracted by answers, fully known with discovery) now."""
+        return bool(self.slots), self.full(), self.known()
 
     def note_action(self, action: Any) -> None:
         """Remember an agent action (its text is read only if discovery needs it)."""
@@ -182,11 +201,14 @@ class Target:
                 self.ever_full = self.ever_full or self.full()
 
     def discover(self, text: str | None) -> None:
-        """Credit owed slots whose true value the environment showed before the agent wrote it."""
+        """Note owed slots whose true value the environment showed before the agent wrote it.
+
+        Discovered slots are kept apart from extracted ones: they never count as Recovery.
+        """
         info = self.info
         if info is None or not self.readable or not text:
             return
-        owed_all = self.slots - self.extracted
+        owed_all = self.slots - self.extracted - self.discovered
         if not owed_all:
             return
         vals = info.values.get(self.cur_id, {})
@@ -201,8 +223,7 @@ class Target:
         for slot in owed:
             strings = vals[slot]
             if all(x in seen for x in strings) and not any(x in written for x in strings):
-                self.extracted.add(slot)
-        self.ever_full = self.ever_full or self.full()
+                self.discovered.add(slot)
 
     def shift(self, row: ShiftRow) -> None:
         """Re-anchor the target on the shift's destination (see the module docstring)."""
@@ -213,8 +234,10 @@ class Target:
             self.slots = set(seq(row.dst_slots))
             if src is not None and dst is not None:
                 self.extracted = {s for s in self.extracted if s in dst and src.get(s) == dst[s]}
+                self.discovered = {s for s in self.discovered if s in dst and src.get(s) == dst[s]}
             else:
                 self.extracted = set()
+                self.discovered = set()
         elif src is None or dst is None:
             self.readable = False
         else:
@@ -223,5 +246,6 @@ class Target:
             changed = {s for s in set(src) & set(dst) if src[s] != dst[s]}
             self.slots = (self.slots - removed) | added | changed
             self.extracted -= added | changed | removed
+            self.discovered -= added | changed | removed
         self.cur_id = str(row.dst)
         self.ever_full = self.ever_full or self.full()

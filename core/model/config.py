@@ -16,7 +16,7 @@ from pydantic import Field, SerializerFunctionWrapHandler, field_validator, mode
 
 from core.model.base import Strict, content_hash
 
-PROTOCOL_VERSION = "proto-3"
+PROTOCOL_VERSION = "proto-4"
 """Version of the default protocol configuration."""
 
 OPERATORS = ("refine", "relax", "substitute", "pivot")

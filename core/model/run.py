@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from core.model.base import Strict, content_hash
 from core.model.config import ProtocolConfig
@@ -25,6 +25,61 @@ BENCHMARKS: tuple[str, ...] = ("webshop", "tau2_retail", "tau2_airline")
 
 PERSONAS: tuple[str, ...] = ("rational", "dependent", "avoidant", "intuitive", "spontaneous")
 """Persona ids (the files in ``personas/``)."""
+
+FAULT_CONDITIONS: tuple[str, ...] = ("single", "composite", "k1", "k2", "k4")
+"""``--faults`` values: one fault (k = 1), composites (k ≥ 2), or exactly k = 1 / 2 / 4."""
+
+SHIFT_CONDITIONS: tuple[str, ...] = ("on", "off")
+"""``--shifts`` values (the config's ``shifts_enabled``)."""
+
+
+def faults_match(condition: str | None, k: int) -> bool:
+    """Whether a sample with ``k`` composed faults belongs to a ``--faults`` condition.
+
+    >>> [faults_match(c, 2) for c in (None, "single", "composite", "k2", "k4")]
+    [True, False, True, True, False]
+    """
+    if condition is None:
+        return True
+    if condition == "single":
+        return k == 1
+    if condition == "composite":
+        return k >= 2
+    return k == int(condition[1:])
+
+
+def parse_sources(text: str | None) -> tuple[str | None, dict[str, str]]:
+    """Split a ``--source`` value into (default selector, per-benchmark selectors).
+
+    ``built`` selects one provenance for every benchmark; ``webshop=bundled,tau2_retail=built``
+    one per benchmark; ``built,webshop=bundled`` a default plus exceptions.
+
+    >>> parse_sources("built,webshop=bundled")
+    ('built', {'webshop': 'bundled'})
+
+    Raises:
+        ValueError: Two defaults, an empty part or a benchmark named twice.
+    """
+    if text is None or not text.strip():
+        return None, {}
+    default: str | None = None
+    per: dict[str, str] = {}
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            raise ValueError(f"empty selector in {text!r}")
+        if "=" in part:
+            bench, _, sel = (x.strip() for x in part.partition("="))
+            if not bench or not sel:
+                raise ValueError(f"{part!r} must be BENCHMARK=SOURCE")
+            if bench in per:
+                raise ValueError(f"benchmark {bench!r} given twice")
+            per[bench] = sel
+        elif default is not None:
+            raise ValueError(f"two default sources in {text!r} (use BENCHMARK=SOURCE)")
+        else:
+            default = part
+    return default, per
+
 
 OFFLINE_AGENT = "symbolic"
 """Agent spec selecting the offline symbolic policies."""
@@ -76,13 +131,25 @@ class RunSpec(Strict):
     )
     source: str | None = Field(
         default=None,
-        description="Only samples of this provenance: bundled, built, release or an import name.",
+        description="Only samples of this provenance: bundled, built, release or an import "
+        "name; per benchmark as 'webshop=bundled,tau2_retail=built' (a bare value is the "
+        "default of the benchmarks not named).",
+    )
+    faults: Literal["single", "composite", "k1", "k2", "k4"] | None = Field(
+        default=None,
+        description="Only samples with one fault (single), composites (k ≥ 2) or exactly "
+        "k = 1 / 2 / 4 faults (None = every sample).",
     )
     split: str | None = Field(default=None, description="Only samples of this split.")
     action_format: Literal["text", "tools"] | None = Field(
         default=None,
         description="LLM agents' action interface: the paper's text format (None/'text') or "
         "native tool calling ('tools').",
+    )
+    base_prompt: Literal["strategy-free", "premise"] | None = Field(
+        default=None,
+        description="LLM agents' shared base prompt: strategy-free (None, the paper's) or with "
+        "the premise sentence ('the request may be faulty, the person may change their mind').",
     )
     pinned_run_id: str | None = Field(
         default=None,
@@ -108,6 +175,19 @@ class RunSpec(Strict):
     def _seeds(cls, v: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(dict.fromkeys(v))
 
+    @field_validator("source")
+    @classmethod
+    def _source(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is None or not v.strip():
+            return None
+        default, per = parse_sources(v)
+        benchmarks = info.data.get("benchmarks") or ()
+        for bench in per:
+            if benchmarks and bench not in benchmarks:
+                raise ValueError(f"names benchmark {bench!r}, which the run does not include")
+        parts = ([default] if default is not None else []) + [f"{b}={per[b]}" for b in sorted(per)]
+        return ",".join(parts)  # canonical: the same selection is the same identity
+
     @model_validator(mode="after")
     def _agent(self) -> RunSpec:
         if not self.agent.strip():
@@ -118,6 +198,20 @@ class RunSpec(Strict):
             cfg = self.config.model_copy(update={"interpreter": self.interpreter.strip()})
             object.__setattr__(self, "config", cfg)
         return self
+
+    def source_for(self, benchmark: str) -> str | None:
+        """The ``--source`` selector that applies to ``benchmark`` (None = every source)."""
+        default, per = parse_sources(self.source)
+        return per.get(benchmark, default)
+
+    @property
+    def shifts(self) -> str:
+        """``on`` or ``off``: whether silent shifts are enabled (the config's switch)."""
+        return "on" if self.config.shifts_enabled else "off"
+
+    def conditions(self) -> dict[str, str]:
+        """The paper's conditions of this run: ``{"shifts": on|off, "faults": …|all}``."""
+        return {"shifts": self.shifts, "faults": self.faults or "all"}
 
     @property
     def is_symbolic(self) -> bool:
@@ -131,7 +225,11 @@ class RunSpec(Strict):
         keep their identity; the interpreter is part of the config and so not repeated here.
         """
         exclude = {"name", "pinned_run_id", "interpreter"}
-        exclude |= {f for f in ("source", "split", "action_format") if getattr(self, f) is None}
+        exclude |= {
+            f
+            for f in ("source", "split", "action_format", "faults", "base_prompt")
+            if getattr(self, f) is None
+        }
         return self.model_dump(mode="json", exclude=exclude)
 
     def run_id(self) -> str:

@@ -29,6 +29,7 @@ from core.envs.base import HostWorld
 from core.envs.requirement_lexicon import ActionLexicon, SlotLexicon
 from core.model.intent import Condition, Intent
 from core.protocol.lexmatch import Compiled, Score, compile_lexicons, score, selected
+from core.protocol.mentions import Profile, contradicted, profile, strip_dates
 from core.protocol.textnorm import WORD_NUMBERS, Sentence, clean, sentences, stem, tokens
 
 Act = Literal["slots", "open", "confirm", "offtopic"]
@@ -70,6 +71,7 @@ class Index:
     context: Compiled
     action: ActionLexicon | None
     order: tuple[str, ...] = field(default=())
+    profile: Profile | None = None
 
 
 INDEX_MEMO = "protocol.interpret"
@@ -98,9 +100,25 @@ def index_for(world: HostWorld, intent: Intent) -> Index:
         context=compile_lexicons(ctx),
         action=world.action_lexicon(intent),
         order=tuple(conds),
+        profile=profile(
+            list(conds.values()),
+            {c.slot: (*world.slot_lexicon(c).values, _phrase(world, c)) for c in conds.values()},
+            intent.context,
+            {
+                c.slot: (world.slot_lexicon(c).label, *world.slot_lexicon(c).cues)
+                for c in conds.values()
+            },
+        ),
     )
     memo.put(key, idx)
     return idx
+
+
+def _phrase(world: HostWorld, cond: Condition) -> str:
+    try:
+        return str(world.phrase(cond))
+    except Exception:  # noqa: BLE001 - a world that cannot phrase a value still gets a reading
+        return ""
 
 
 def compiled_for(world: HostWorld, conditions: Sequence[Condition]) -> Compiled:
@@ -126,11 +144,13 @@ _COMMIT = (
     r"place|submit|complete|finali[sz]e|book|cancel|exchange|return|refund|modify|change|update|"
     r"buy|purchase|order|process|make|add|remove|upgrade|downgrade|send|issue|apply|charge|"
     r"check ?out|confirm|move|switch|swap|file|initiate|start|execute|finish|lock|reserve|"
-    r"rebook|select|pick|choose|go with|use|pay|ship|replace|transfer|put)"
+    r"rebook|select|pick|choose|go with|use|pay|ship|replace|transfer|put|set|mark|schedule|"
+    r"arrange|request|register|enroll|activate|reserve|refund|reroute|redirect|upgrade)"
 )
 _CONFIRM_RES = tuple(
     re.compile(p)
     for p in (
+        r"^\s*(shall|should|may|can) (i|we)( do (it|that|so|this))?( now)?\s*\?\s*$",
         rf"\b(shall|should|may|can|could|might) (i|we) "
         rf"(now |then |just |please |also )?{_COMMIT}\b",
         rf"\b(do|would|did|will) you (still )?(want|like|wish|need) (me|us) to "
@@ -158,6 +178,8 @@ _CONFIRM_RES = tuple(
         r"action|cancellation|exchange|return|booking|purchase|order|request|modification|update|"
         r"refund|plan|above|transaction|upgrade|reservation))\b(?! (number|id|code))",
         r"^\s*(confirm|proceed|go ahead|okay to proceed|ok to proceed)\s*\??\s*$",
+        r"^\s*(ok|okay|alright|all right|right|correct|agreed|fine|good|sound good|sounds good|"
+        r"deal|yes or no|is that (ok|okay|alright|right|correct|fine))\s*\?\s*$",
         r"\b(okay|ok|alright) to (proceed|go ahead|continue|place|book|buy|submit)\b",
         r"\bgood to go\b",
         r"\bwould (that|this) (be )?(work|okay|ok|alright|acceptable)\b",
@@ -329,7 +351,48 @@ def interpret(text: str, intent: Intent, world: HostWorld) -> QuestionAct:
         return QuestionAct(act="open")
     if topics:
         return QuestionAct(act="slots", topics=tuple(sorted(topics)))
+    if _about_the_need(focus, intent):
+        return QuestionAct(act="open")
     return QuestionAct(act="offtopic")
+
+
+_NEED_RES = tuple(
+    re.compile(p)
+    for p in (
+        r"\b(qualit(y|ies)|features?|characteristics?|propert(y|ies)|requirements?|specs?|"
+        r"specifications?|details?|preferences?|criteria|particulars|must[- ]haves?|"
+        r"priorities|attributes?)\b",
+        r"\b(prefer|looking for|look for|after|important|matters?|care (about|for)|ideal|"
+        r"perfect|describe|in mind|hoping for|expect|plans?|go(ing)? for)\b",
+        r"\b(kind|type|sort|style|model|version|variant) of\b",
+        r"\bshould (i|we) know\b",
+    )
+)
+_NEED_NOUNS = frozenset(
+    stem(w)
+    for w in (
+        "product item order purchase trip flight booking reservation seat ticket bag luggage "
+        "delivery shipment exchange return refund replacement pair travel journey cabin "
+        "payment account request change"
+    ).split()
+)
+
+
+def _about_the_need(focus: Sequence[Sentence], intent: Intent) -> bool:
+    """Whether a question asks about the user's need itself (qualities, features, plans).
+
+    "What qualities are you looking for in the wireless headphones?" names no slot, but it is
+    about what the user wants: an open question, never off-topic. A question counts when it
+    asks with requirement words, or names the product or a thing of the task (order, trip …).
+    """
+    product = {stem(w) for w in tokens(str(intent.context.get("product", ""))) if len(w) > 2}
+    for s in focus:
+        if not s.question:
+            continue
+        words = set(s.stems)
+        if words & (_NEED_NOUNS | product) or _any(_NEED_RES, s.text):
+            return True
+    return False
 
 
 def _scoped(
@@ -363,8 +426,25 @@ def _scoped(
 _NUM_TOKEN = re.compile(r"^\d+(?:\.\d+)?$")
 
 
+_MONEY = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:dollars|usd)\b")
+
+
 def _numbers_near(text: str, lex: SlotLexicon) -> list[float]:
-    """Numbers the message writes for ``lex``'s slot (next to one of its cues, or ``$x``)."""
+    """Numbers the message writes for ``lex``'s slot (next to one of its cues, or ``$x``).
+
+    Dates never count, and amounts of money count only for money slots (price, amount).
+    """
+    text = strip_dates(text)
+    if lex.family not in ("price", "amount"):
+        text = _MONEY.sub(" ", text)
+    else:  # written amounts of money, when there are any, are what a price is compared with
+        amounts = [
+            float(re.sub(r"[^\d.]", "", m.group(0).replace(",", "")))
+            for m in _MONEY.finditer(text)
+            if re.sub(r"[^\d.]", "", m.group(0))
+        ]
+        if amounts:
+            return amounts
     t = clean(text)
     toks = tokens(t)
     weak = {stem(w) for cue in lex.weak for w in cue.split()}
@@ -420,6 +500,12 @@ def describe(text: str, idx: Index) -> tuple[list[str], list[str]]:
         if vals or alts or part:
             mentioned.append(slot)
             if any(g not in vals for g in alts):
+                wrong.append(slot)
+    if idx.profile is not None:  # a value of a slot's kind that the intent does not hold
+        for slot in contradicted(text, idx.profile, idx.order):
+            if slot not in mentioned:
+                mentioned.append(slot)
+            if slot not in wrong:
                 wrong.append(slot)
     act = idx.action
     if act is not None:

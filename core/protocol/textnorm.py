@@ -263,7 +263,8 @@ _CONTRACTIONS = (
 )
 _TOKEN = re.compile(r"[a-z0-9]+")
 _NUMBER = re.compile(r"(?<![a-z0-9])\$?\s?(\d+(?:[.,]\d+)*)(?:\s?(k))?")
-_SENTENCE = re.compile(r"[^.?!;\n]+[.?!;\n]*")
+_SENTENCE = re.compile(r"(?:[^.?!;\n]|(?<=\d)\.(?=\d))+[.?!;\n]*")
+"""A sentence runs to its end mark; a point between digits ($39.99, 10.5) ends nothing."""
 
 
 def clean(text: str) -> str:

@@ -268,8 +268,10 @@ def _plan_confirm(
 ) -> ReplyPlan:
     """Plan the reply to a yes/no confirmation.
 
-    Yes when the described action matches the current intent, otherwise a no that discloses
-    what it gets wrong (decline and slots-per-answer apply).
+    Yes when the described action matches the current intent. Otherwise no — and, with the
+    persona's hint probability (the coin a rejected proposal uses), the no says which part is
+    wrong ("the colour isn't right"), never the value: like a rejection hint it is feedback,
+    not a disclosure (``proto-4``; before, a wrong confirmation disclosed the true values).
     """
     assert state.persona is not None
     persona, turn = state.persona, state.turn
@@ -289,15 +291,16 @@ def _plan_confirm(
         )
     if not wrong:
         wrong = state.owed_slots()[:1]
-    granted, declined, _ = _split_declined(state, wrong, persona.slots_per_answer)
-    no_facts = tuple(_fact(world, state, s, "answer") for s in granted)
+    hinted: tuple[str, ...] = ()
+    if wrong and draw(state.rng_key, "hint", turn) < persona.hint_on_rejection:
+        hinted = tuple(wrong)
     return ReplyPlan(
-        kind="answer" if no_facts else "decline",
+        kind="answer",
         turn=turn,
         question=question,
-        facts=no_facts,
         asked=mentioned,
-        declined=tuple(declined),
+        hinted=hinted,
+        hinted_labels=tuple(world.slot_label(slots[s]) for s in hinted),
         act="confirm",
         note="confirm_no",
     )

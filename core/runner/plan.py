@@ -36,7 +36,7 @@ from core.envs.base import HostWorld
 from core.envs.registry import load_world as registry_load_world
 from core.errors import ConfigError, NotFoundError
 from core.model.intent import Condition, Intent, IntentGraph, WorldRef
-from core.model.run import OFFLINE_AGENT_NAMES, EpisodeKey, RunSpec
+from core.model.run import OFFLINE_AGENT_NAMES, EpisodeKey, RunSpec, faults_match
 from core.model.sample import Sample
 from core.store import Store
 
@@ -117,6 +117,7 @@ class SampleSource:
                 "world_id": s.world.world_id if s.world else None,
                 "world_fingerprint": s.world.fingerprint if s.world else None,
                 "world_name": s.world.name if s.world else None,
+                "k": len(s.faults),
             }
             if _row_matches(row, None, split):
                 out.append(row)
@@ -208,13 +209,25 @@ class SampleSource:
         return sample_world_loader(self.world(sample))
 
 
+def selected_rows(source: SampleSource, spec: RunSpec, benchmark: str) -> list[dict[str, Any]]:
+    """Index rows of ``benchmark`` that a spec's selectors keep, before the limit.
+
+    The selectors: the source that applies to this benchmark (``spec.source_for``), the split
+    and the fault condition (``spec.faults``: single, composite, k1, k2, k4).
+    """
+    rows = source.rows(benchmark, spec.source_for(benchmark), spec.split)
+    if spec.faults is None:
+        return rows
+    return [r for r in rows if faults_match(spec.faults, int(r.get("k") or 1))]
+
+
 def select_samples(source: SampleSource, spec: RunSpec, benchmark: str) -> list[str]:
     """The sample ids of ``benchmark`` a spec runs.
 
-    Explicit ids when given; else the selection (``spec.source``, ``spec.split``) in sorted
+    Explicit ids when given; else the selection (source, split, fault condition) in sorted
     id order, cut to the first ``spec.limit``.
     """
-    ids = source.sample_ids(benchmark, spec.source, spec.split)
+    ids = [r["sample_id"] for r in selected_rows(source, spec, benchmark)]
     if spec.sample_ids is not None:
         wanted = set(spec.sample_ids)
         return [i for i in ids if i in wanted]
@@ -230,14 +243,16 @@ def describe_selection(source: SampleSource, spec: RunSpec) -> list[dict[str, An
     """
     out = []
     for b in spec.benchmarks:
-        rows = source.rows(b, spec.source, spec.split)
+        rows = selected_rows(source, spec, b)
         chosen = set(select_samples(source, spec, b))
         picked = [r for r in rows if r["sample_id"] in chosen]
         out.append(
             {
                 "benchmark": b,
-                "source": spec.source or "all",
+                "source": spec.source_for(b) or "all",
                 "split": spec.split or "all",
+                "faults": spec.faults or "all",
+                "shifts": spec.shifts,
                 "limit": spec.limit,
                 "samples": len(picked),
                 "available": len(rows),
@@ -353,21 +368,30 @@ def validate_spec(store: Store | None, spec: RunSpec) -> None:
         if not ids:
             have = Counter(f"{r['source']}/{r['split']}" for r in source.rows(b))
             listed = ", ".join(f"{k} {v}" for k, v in sorted(have.items())) or "none"
+            sel = spec.source_for(b)
             wanted = " ".join(
                 x
                 for x in (
-                    f"source {spec.source!r}" if spec.source else "",
+                    f"source {sel!r}" if sel else "",
                     f"split {spec.split!r}" if spec.split else "",
+                    f"faults {spec.faults!r}" if spec.faults else "",
                 )
                 if x
             )
+            before = source.rows(b, sel, spec.split)
+            if spec.faults and before:  # the fault condition emptied it
+                have = Counter(f"k={r.get('k') or 1}" for r in before)
+                listed = ", ".join(f"{k} {v}" for k, v in sorted(have.items()))
+                field = "--faults"
+            else:
+                field = "--source" if sel else "--split" if spec.split else "--benchmark"
             raise ConfigError(
                 f"no samples for {b}"
                 + (f" with {wanted} (available: {listed})" if wanted else "")
                 + "; run 'driftbench init' or 'driftbench build samples'",
-                field="--source" if spec.source else "--split" if spec.split else "--benchmark",
+                field=field,
             )
-        check_worlds(source, b, ids, spec.source, spec.split)
+        check_worlds(source, b, ids, spec.source_for(b), spec.split)
 
 
 def named_spec(store: Store, spec: RunSpec) -> RunSpec:

@@ -227,6 +227,8 @@ def _open(
     agent = build_agent(key.method, world=world, literal=literal_intent(sample, graph), **agent_kw)
     if spec.action_format is not None and isinstance(agent, LLMAgent):
         agent.action_format = spec.action_format
+    if spec.base_prompt is not None and isinstance(agent, LLMAgent):
+        agent.base_prompt = spec.base_prompt
     return eid, sample, graph, agent, loader
 
 

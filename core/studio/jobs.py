@@ -32,12 +32,13 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
 from core.errors import ConfigError
 from core.model.base import Strict
+from core.model.config import ProtocolConfig
 from core.model.run import (
     OFFLINE_AGENT,
     RunOptions,
@@ -215,6 +216,8 @@ def spec_from_form(
     name: str | None = None,
     source: str | None = None,
     split: str | None = None,
+    shifts: str = "on",
+    faults: str | None = None,
 ) -> RunSpec:
     """Build a :class:`RunSpec` from the Runs form (validated; nothing is written).
 
@@ -230,6 +233,9 @@ def spec_from_form(
         source: Only samples of this provenance (``bundled``, ``built``, ``release`` or an
             import's name; None or blank = all).
         split: Only samples of this split (None or blank = all).
+        shifts: ``on`` or ``off`` (silent intent shifts; part of the run's identity).
+        faults: ``single``, ``composite``, ``k1``, ``k2``, ``k4`` or None/``all`` (every
+            sample).
 
     Raises:
         ConfigError: Naming the form field that is wrong.
@@ -239,6 +245,11 @@ def spec_from_form(
             raise ConfigError(f"choose at least one of {field}", file="run form", field=field)
     if seeds < 1:
         raise ConfigError("at least one seed", file="run form", field="seeds")
+    if shifts not in ("on", "off"):
+        raise ConfigError("shifts must be on or off", file="run form", field="shifts")
+    extra: dict[str, Any] = {}
+    if shifts == "off":
+        extra["config"] = ProtocolConfig(shifts_enabled=False)
     try:
         return RunSpec(
             name=(name or "").strip() or None,
@@ -251,6 +262,8 @@ def spec_from_form(
             limit=int(limit) if limit else None,
             source=(source or "").strip() or None,
             split=(split or "").strip() or None,
+            faults=None if faults in (None, "", "all") else faults,
+            **extra,
         )
     except ValidationError as exc:
         first = exc.errors()[0]

@@ -171,3 +171,30 @@ def test_launch_form_offers_the_stored_provenances(
     assert spec.source == "bundled" and spec.split is None
     wait_for(own_home, "bundledonly", {"completed", "completed_with_errors", "failed"})
     wait_worker_gone(own_home, "bundledonly")
+
+
+def test_launch_form_sets_the_paper_conditions(
+    own_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Shifts off and single-fault samples from the form land in the run's spec (identity)."""
+    from core.model.run import RunSpec
+
+    at = open_page(own_home, monkeypatch)
+    assert at.selectbox(key="runs-faults").options == [
+        "all",
+        "single",
+        "composite",
+        "k1",
+        "k2",
+        "k4",
+    ]
+    at.radio(key="runs-shifts").set_value("off")
+    at.selectbox(key="runs-faults").select("single")
+    fill_form(at, name="conds", limit=1, personas=["rational"])
+    assert not at.exception
+    store = Store.open(own_home / "driftbench.db")
+    spec = RunSpec.model_validate_json(store.get_run("conds")["spec"])
+    assert spec.faults == "single" and spec.config.shifts_enabled is False
+    assert spec.conditions() == {"shifts": "off", "faults": "single"}
+    wait_for(own_home, "conds", {"completed", "completed_with_errors", "failed"})
+    wait_worker_gone(own_home, "conds")

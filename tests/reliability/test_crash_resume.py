@@ -132,3 +132,27 @@ def test_sigkill_before_any_episode_then_resume(
     resumed = run_sweep(store, spec, OPTS)
     assert resumed.completed == total and resumed.skipped == 0
     assert _logs(store, spec.run_id()) == _logs(ref_store, ref_run)
+
+
+def _grip_json(store: Store, run_id: str) -> str:
+    from core.grip.report import build_report
+
+    report = build_report(store, [run_id], by="benchmark,method,persona", use_cache=False)
+    return json.dumps(report.to_json(), ensure_ascii=False, allow_nan=False)
+
+
+def test_sigkill_then_resume_gives_the_same_grip_json_byte_for_byte(
+    tmp_path: Path, reference: tuple[Store, str, int]
+) -> None:
+    """GRIP aggregates are order-free: a resumed run reports exactly what an unbroken one does."""
+    ref_store, ref_run, total = reference
+    spec = _spec()
+    rng = random.Random(71)
+    for attempt in range(4):
+        path = tmp_path / f"grip-{attempt}.db"
+        if _kill_at(path, spec, rng, total) < total:
+            break
+    store = Store.open(path)
+    resumed = run_sweep(store, spec, OPTS)
+    assert resumed.completed == total
+    assert _grip_json(store, spec.run_id()) == _grip_json(ref_store, ref_run)

@@ -172,6 +172,100 @@ class Tau2Adapter(HostAdapter):
                 out.setdefault(key, bundle)
         return [out[k] for k in sorted(out)]
 
+    def extra_candidates(self, intent: Intent, gt: GroundTruth) -> list[tuple[Condition, ...]]:
+        """Extra requests for irrelevant information: other tasks', then the customer's records.
+
+        Few τ² customers have a second task, so :meth:`witnesses` alone rarely offers an extra
+        request (issue 31: 9 retail and 1 airline irrelevant-information samples on a real
+        build). The customer's own open records supply more: another of their pending orders
+        to cancel or a delivered one to return (retail), another active reservation to cancel
+        (airline) — a whole extra
+        write the customer does not need, which executable admission then checks (it must
+        execute and change the state).
+        """
+        out = list(self.witnesses(intent, gt))
+        seen = {canonical_json(sorted((c.slot.split(":", 3)[-1], c.value) for c in b)) for b in out}
+        for bundle in self.own_record_extras(intent):
+            key = canonical_json(sorted((c.slot.split(":", 3)[-1], c.value) for c in bundle))
+            if key not in seen:
+                seen.add(key)
+                out.append(bundle)
+        return out
+
+    def own_record_extras(self, intent: Intent) -> list[tuple[Condition, ...]]:
+        """Requests on the customer's other records the intent does not mention.
+
+        Only through write tools the world offers: ``cancel_pending_order`` (pending orders,
+        with a reason its schema lists), ``return_delivered_order_items`` (the first item of a
+        delivered order, refunded to the payment method it was paid with),
+        ``cancel_reservation`` (reservations not cancelled).
+        """
+        who = self.customer(intent)
+        records = self._records()
+        if who is None or records is None:
+            return []
+        tools = {t.name: t for t in self.world.tools()}
+        mentioned = {str(self.decoded(c.value)) for c in intent.conditions}
+        mine = self._requests(intent)
+        used = [int(r.split(":")[0]) for r in mine if r.split(":")[0].isdigit()]
+        nxt = (max(used) + 1) if used else 0
+        out: list[tuple[Condition, ...]] = []
+        orders = records.get("orders") or {}
+        if "cancel_pending_order" in tools:
+            reason = _first_enum(tools["cancel_pending_order"], "reason", "no longer needed")
+            for oid in self.own_entities(who).get("orders", []):
+                rec = orders.get(oid)
+                if not isinstance(rec, dict) or rec.get("status") != "pending":
+                    continue
+                if oid in mentioned:
+                    continue
+                tool = "cancel_pending_order"
+                out.append(
+                    (
+                        Condition(slot=f"arg:{nxt}:{tool}:order_id", value=canonical_json(oid)),
+                        Condition(slot=f"arg:{nxt}:{tool}:reason", value=canonical_json(reason)),
+                    )
+                )
+        if "return_delivered_order_items" in tools:
+            tool = "return_delivered_order_items"
+            for oid in self.own_entities(who).get("orders", []):
+                rec = orders.get(oid)
+                if not isinstance(rec, dict) or rec.get("status") != "delivered":
+                    continue
+                items = [i for i in rec.get("items") or [] if isinstance(i, dict)]
+                paid = [
+                    p.get("payment_method_id")
+                    for p in rec.get("payment_history") or []
+                    if isinstance(p, dict) and p.get("transaction_type") == "payment"
+                ]
+                if oid in mentioned or not items or not paid or not paid[0]:
+                    continue
+                out.append(
+                    (
+                        Condition(slot=f"arg:{nxt}:{tool}:order_id", value=canonical_json(oid)),
+                        Condition(
+                            slot=f"arg:{nxt}:{tool}:item_ids",
+                            value=canonical_json([str(items[0].get("item_id"))]),
+                        ),
+                        Condition(
+                            slot=f"arg:{nxt}:{tool}:payment_method_id",
+                            value=canonical_json(str(paid[0])),
+                        ),
+                    )
+                )
+        reservations = records.get("reservations") or {}
+        if "cancel_reservation" in tools:
+            for rid in self.own_entities(who).get("reservations", []):
+                rec = reservations.get(rid)
+                if not isinstance(rec, dict) or rec.get("status") == "cancelled":
+                    continue
+                if rid in mentioned:
+                    continue
+                tool = "cancel_reservation"
+                slot = f"arg:{nxt}:{tool}:reservation_id"
+                out.append((Condition(slot=slot, value=canonical_json(rid)),))
+        return out
+
 
 def _owners(records: dict[str, dict[str, Any]]) -> dict[str, str]:
     """Entity id → its one customer (an id two customers share identifies nobody)."""
@@ -193,3 +287,15 @@ def _owners(records: dict[str, dict[str, Any]]) -> dict[str, str]:
             if isinstance(rec, dict) and isinstance(rec.get("user_id"), str):
                 own(rid, rec["user_id"])
     return {e: next(iter(us)) for e, us in owners.items() if len(us) == 1}
+
+
+def _first_enum(tool: Any, arg: str, fallback: str) -> str:
+    """The first allowed value a tool's schema lists for ``arg`` (quoted in its description)."""
+    import re
+
+    prop = ((tool.parameters or {}).get("properties") or {}).get(arg) or {}
+    enum = prop.get("enum")
+    if isinstance(enum, list) and enum:
+        return str(enum[0])
+    quoted = re.findall(r"'([^']+)'", str(prop.get("description") or ""))
+    return fallback if fallback in quoted or not quoted else quoted[0]

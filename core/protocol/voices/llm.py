@@ -40,7 +40,7 @@ _TASKS = {
 }
 _NOTE_TASKS = {
     "confirm_yes": "say yes, the assistant may go ahead (add only the facts below, if any)",
-    "confirm_no": "say no, it is not what you want, and correct it with the facts below only",
+    "confirm_no": "say no, it is not what you want; give no facts",
     "no_requirement": "say you have no preference about that; give no facts",
     "nothing_else": "say that is everything you need; give no facts",
 }
@@ -67,6 +67,13 @@ def _verdict_line(plan: ReplyPlan) -> str:
         return "The proposal does NOT satisfy you." + hint
     if plan.kind == "acceptance":
         return "The proposal satisfies you."
+    if plan.note == "confirm_no":
+        what = ", ".join(f"the {x}" for x in plan.hinted_labels)
+        return "What the assistant describes is NOT what you want." + (
+            f" Say only which part is wrong: {what} (never the right value)."
+            if what
+            else " Do not say what is wrong."
+        )
     return "Keep to the facts listed."
 
 

@@ -104,8 +104,11 @@ class TemplateVoice:
             return self.line(kind, persona, rng_key, c + k)
 
         answers = [f.phrase for f in plan.facts if f.how == "answer"]
-        if plan.note in ("confirm_yes", "no_requirement", "nothing_else") or (
-            plan.note == "confirm_no" and plan.kind == "decline"
+        if plan.note == "confirm_no" and plan.hinted_labels and not answers:
+            problems = [f"the {x} isn't right" for x in plan.hinted_labels]
+            text = ln("rejection_hint").format(problems=_join(problems))
+        elif plan.note in ("confirm_yes", "no_requirement", "nothing_else") or (
+            plan.note == "confirm_no" and (plan.kind == "decline" or not answers)
         ):
             kind = "confirm_no_plain" if plan.note == "confirm_no" else plan.note
             text = ln(kind)

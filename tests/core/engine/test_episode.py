@@ -40,7 +40,7 @@ def test_start_records_header_and_opening(log=None):
     eid = _start(log, "dependent", seed=4, method="A0", run_id="r1")
     h = log.header(eid)
     assert h.persona_id == "dependent" and h.seed == 4 and h.method == "A0" and h.run_id == "r1"
-    assert h.config_hash == ProtocolConfig().config_hash() and h.config.version == "proto-3"
+    assert h.config_hash == ProtocolConfig().config_hash() and h.config.version == "proto-4"
     first = log.events(eid)[0]
     assert first.kind == "episode_started" and first.budget == 12.0 and first.seq == 0
     assert first.turn_cap == 20

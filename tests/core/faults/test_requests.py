@@ -180,7 +180,8 @@ def test_each_type_carries_its_planned_fault(bench: str) -> None:
 @pytest.mark.parametrize("bench", BENCHES)
 def test_offtopic_passages_are_many_and_never_reused_within_a_graph(bench: str) -> None:
     pool = SURFACES.passages(bench)
-    assert len(pool) >= 24 and len(set(pool)) == len(pool)
+    # τ² pools hold ≥ 40 distinct passages (issue 31), the shop pool ≥ 24
+    assert len(set(pool)) == len(pool) >= (40 if bench.startswith("tau2") else 24)
     cues = LEXICON.cues.request_cues
     for p in pool:
         assert len(p.split()) >= 25 and not any(contains_atom(p, c) for c in cues), p

@@ -201,17 +201,20 @@ def no_hidden_intent(eid: str, **kw: Any) -> tuple[EpisodeBuilder, Expected]:
 
 def environment_discovery(eid: str, **kw: Any) -> tuple[EpisodeBuilder, Expected]:
     # The agent searched "large" itself (no credit for size) but "black" appeared in the
-    # observation before it wrote it (color discovered). Then size is asked.
+    # observation before it wrote it (color discovered). Then size is asked. grip-3: the
+    # target is known at the commit only through discovery, so Recovery (answers only) is 0,
+    # Discovery 1, and the success is Inferred.
     b = EpisodeBuilder(eid, **kw).env("large shirt", "Results: Large Black cotton shirt $30")
     b.ask(("size",)).propose(True).end(Outcome.SUCCESS)
     return b, dict(
-        bucket="EARNED",
+        bucket="INFERRED",
         success=1.0,
         score=1.0,
-        earned=1.0,
-        inferred=0.0,
+        earned=0.0,
+        inferred=1.0,
         aim=1.0,
-        recovery=1.0,
+        recovery=0.0,
+        discovery=1.0,
         patience=8.0,
         staleness=N,
         reaction=N,
@@ -325,10 +328,11 @@ POOLED: dict[str, tuple[float | None, int]] = {
     # metric: (value, denominator)
     "Success": (9 / 13, 13),
     "Score": (9.9 / 13, 13),
-    "Earned": (3 / 12, 12),
-    "Inferred": (5 / 12, 12),
+    "Earned": (2 / 12, 12),
+    "Inferred": (6 / 12, 12),
     "Aim": (8.5 / 10, 10),
-    "Recovery": (3 / 12, 12),
+    "Recovery": (2 / 12, 12),
+    "Discovery": (1 / 12, 12),
     "Patience": (68 / 13, 13),
     "Staleness": (0.5, 2),
     "Reaction": (1.0, 2),

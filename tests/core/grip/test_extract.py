@@ -9,6 +9,7 @@ import pytest
 from core.grip import aggregate, records_frame, score_episode
 from core.grip.extract import discovery_strings
 from core.grip.record import HIDDEN_TARGET_BUCKETS, Bucket
+from core.model.episode import Outcome
 from tests.core.grip.grip_archetypes import ARCHETYPES, POOLED
 from tests.core.grip.grip_builders import EpisodeBuilder
 
@@ -91,3 +92,15 @@ def test_discovery_strings() -> None:
     assert discovery_strings(40.0) == ()
     assert discovery_strings(1500) == ("1500",)
     assert discovery_strings('"no longer needed"') == ("no longer needed",)
+
+
+def test_recovery_counts_answers_only_and_discovery_is_its_own_column() -> None:
+    """grip-3 ruling: a value that merely shows up in an observation is not recovered."""
+    seen = "Results: Large Black cotton shirt $30"
+    only_seen = EpisodeBuilder("seen").env("shirt", seen).propose(True)
+    rec = score_episode(*_hb((only_seen.end(Outcome.SUCCESS), {})))
+    assert (rec.recovery, rec.discovery, rec.bucket) == (0.0, 1.0, "INFERRED")
+    # asked about both after seeing them: recovered by answers, discovery no longer needed
+    asked = EpisodeBuilder("asked").env("shirt", seen).ask(("color",)).ask(("size",))
+    rec = score_episode(*_hb((asked.propose(True).end(Outcome.SUCCESS), {})))
+    assert (rec.recovery, rec.discovery, rec.bucket) == (1.0, 0.0, "EARNED")

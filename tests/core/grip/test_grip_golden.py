@@ -127,7 +127,7 @@ def test_grip_report_is_golden(golden_store: Store) -> None:
     got = _report(golden_store)
     want = _write_or_load(REPORT_FILE, got)
     names = {m for c in want["cells"] for m in c["metrics"]}
-    assert len(names) == 12  # the eleven metrics and WebShop's Score
+    assert len(names) == 13  # the eleven metrics, WebShop's Score and Discovery (grip-3)
     out: list[str] = []
     _diff(json.loads(json.dumps(got)), want, "report", out)
     assert not out, "\n".join(out[:40])

@@ -1,4 +1,5 @@
-"""proto-3: the default config's version is bumped; a stored older config keeps its own."""
+"""proto-4 (issue 31: confirmations judged by value kinds, a wrong one answered with a hint):
+the default config's version is bumped; a stored older config keeps its own."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from core.model.config import PROTOCOL_VERSION, ProtocolConfig
 
 
 def test_default_is_proto_3() -> None:
-    assert PROTOCOL_VERSION == "proto-3" and ProtocolConfig().version == "proto-3"
+    assert PROTOCOL_VERSION == "proto-4" and ProtocolConfig().version == "proto-4"
 
 
 def test_an_old_run_keeps_reporting_its_version() -> None:

@@ -85,7 +85,10 @@ def test_episode_records_question_read_either_way(fake_llm_server):
     ]
     assert reads[1].slots == ("size",) and reads[1].raw == "no idea"
     replies = [e for e in log.events(eid) if isinstance(e, UserReplied)]
-    assert replies[0].disclosures[0].slot == "color" and "teal" in replies[0].text
+    # a wrong confirmation is answered no; a hint (persona probability) names the part, never
+    # the value (proto-4)
+    assert "teal" not in replies[0].text.lower()
+    assert all(d.value is None and d.slot == "color" for d in replies[0].disclosures)
     assert replies[1].disclosures[0].slot == "size"
     header = log.header(eid)
     assert header.config.interpreter == _spec(server)

@@ -65,14 +65,19 @@ def test_confirmation_yes_and_no_disclose_per_persona(play):
         and r.disclosures == ()
         and r.text.lower().startswith(("yes", "confirmed"))
     )
-    lg, eid, _ = play([Ask(text="I'll buy the crimson shirt, OK?")], config=NEVER, persona_=p)
+    # proto-4: a wrong confirmation is a no; with the hint probability it names the part that
+    # is wrong (a hint, never the value), without it it is a plain no
+    hinty = persona("rational", **{**QUIET, "hint_on_rejection": 1.0})
+    lg, eid, _ = play([Ask(text="I'll buy the crimson shirt, OK?")], config=NEVER, persona_=hinty)
     r = replies(lg, eid)[0]
-    assert [(d.slot, d.how) for d in r.disclosures] == [("color", "answer")]
-    assert "teal" in r.text and r.text.lower().startswith(("no", "incorrect"))
-    always = persona("avoidant", decline=1.0, volunteer=0.0)
-    lg, eid, _ = play([Ask(text="I'll buy the crimson shirt, OK?")], config=NEVER, persona_=always)
+    assert [(d.slot, d.how, d.value) for d in r.disclosures] == [("color", "rejection_hint", None)]
+    assert "teal" not in r.text.lower() and "colour" in r.text.lower()
+    assert r.text.lower().startswith(("no", "incorrect"))
+    silent = persona("rational", **{**QUIET, "hint_on_rejection": 0.0})
+    lg, eid, _ = play([Ask(text="I'll buy the crimson shirt, OK?")], config=NEVER, persona_=silent)
     r = replies(lg, eid)[0]
-    assert r.reply_kind == "decline" and r.disclosures == () and "teal" not in r.text.lower()
+    assert r.disclosures == () and "teal" not in r.text.lower()
+    assert r.text.lower().startswith("no")
 
 
 def test_confirmation_costs_a_question(play):
