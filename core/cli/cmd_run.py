@@ -109,7 +109,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--out",
         type=V.output_file,
         default=None,
-        help="output file (default: stdout for jsonl/csv)",
+        help="output file (default: stdout for jsonl/csv); never the store, a file inside "
+        "$DRIFTBENCH_HOME or an input folder, nor an existing file without --force",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="replace an existing --out file (never the store)"
     )
     add_json(p)
     p.set_defaults(handler=cmd_export)
@@ -338,12 +342,18 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Export a run's episodes as JSONL, CSV or Parquet."""
+    from core.cli._common import store_path
     from core.runner.export import export_run
+    from core.store.outputs import check_output_file, imported_from
 
-    store = open_store(args, create=False)
     out = Path(args.out) if args.out else None
     if args.format == "parquet" and out is None:
         raise ConfigError("parquet needs --out PATH", field="--out")
+    if out is not None:  # before the store is even opened: a refused place is never touched
+        check_output_file(out, store_path=store_path(args), force=args.force)
+    store = open_store(args, create=False)
+    if out is not None:
+        check_output_file(out, store_path=store.path, force=args.force, inputs=imported_from(store))
     n = export_run(store, args.run, args.format, out if out is not None else sys.stdout)
     if out is None:
         return 0

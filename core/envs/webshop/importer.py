@@ -230,7 +230,8 @@ def import_webshop(
 
     Returns:
         ``{"products", "goals", "clusters", "world_id", "test_goals", "human_goals_matched",
-        "storage", "resumed", "seconds"}``.
+        "storage", "resumed", "seconds", "already_imported"}`` (``already_imported``: the store
+        already held exactly this world; nothing was written).
 
     Raises:
         ConfigError: naming the file and field of the first problem.
@@ -248,28 +249,37 @@ def import_webshop(
         "resumed": got["resumed"],
         "seconds": got["seconds"],
     }
-    if got["products"] <= INLINE_MAX:
-        payload = payload_from_catalogue(db, src)
-        world_id = content_hash(payload)
-        shutil.rmtree(db.parent, ignore_errors=True)
-        storage = "inline"
-    else:
-        payload = {
-            "format": DB_FORMAT,
-            "path": str(db),
-            "content_hash": got["content_hash"],
-            "name": src.name,
-            "source": str(src),
-            **summary,
-        }
-        world_id = "ws-" + got["content_hash"][:40]
-        storage = str(db)
-    store.put_world(
-        benchmark="webshop",
-        world_id=world_id,
-        name=src.name,
-        source=str(src),
-        payload=payload,
-        summary=summary,
-    )
+    world_id, already = "", False
+    try:
+        if got["products"] <= INLINE_MAX:
+            payload = payload_from_catalogue(db, src)
+            world_id = content_hash(payload)
+            shutil.rmtree(db.parent, ignore_errors=True)
+            storage = "inline"
+        else:
+            payload = {
+                "format": DB_FORMAT,
+                "path": str(db),
+                "content_hash": got["content_hash"],
+                "name": src.name,
+                "source": str(src),
+                **summary,
+            }
+            world_id = "ws-" + got["content_hash"][:40]
+            storage = str(db)
+        already = store.get_world(world_id) is not None
+        if not already:
+            store.put_world(
+                benchmark="webshop",
+                world_id=world_id,
+                name=src.name,
+                source=str(src),
+                payload=payload,
+                summary=summary,
+            )
+    except Exception:  # never leave a catalogue file that no stored world points at
+        if not world_id or store.get_world(world_id) is None:
+            shutil.rmtree(db.parent, ignore_errors=True)
+        raise
+    extra["already_imported"] = already
     return {**summary, "world_id": world_id, **extra, "storage": storage}

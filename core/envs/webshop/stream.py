@@ -21,10 +21,11 @@ WebShop's ``load_products`` / ``get_human_goals`` (see :mod:`core.envs.webshop.i
 
 from __future__ import annotations
 
-import gzip
+import fcntl
 import hashlib
 import itertools
 import json
+import os
 import random
 import sqlite3
 import sys
@@ -32,7 +33,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import Any, TextIO
 
 import ijson
 import numpy as np
@@ -54,6 +55,7 @@ from core.envs.webshop.search import document_text
 from core.envs.webshop.shopdb import SCHEMA
 from core.envs.webshop.text import heuristic_nouns, price_text, price_upper_for
 from core.errors import ConfigError, pydantic_error_to_config_error
+from core.model.reading import RECORDS, open_bounded
 
 BATCH = 5000
 """Records per committed batch."""
@@ -103,37 +105,11 @@ class Progress:
         self.out.flush()
 
 
-class _Counting:
-    """A binary reader that counts the bytes read from the underlying file."""
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        self.raw = raw
-        self.pos = 0
-        self.lines = 1
-
-    def read(self, n: int = -1) -> bytes:
-        data = self.raw.read(n)
-        self.pos += len(data)
-        self.lines += data.count(b"\n")
-        return data
-
-
-def _open(path: Path) -> tuple[IO[bytes], _Counting, IO[bytes]]:
-    """(reader for ijson, byte counter of the file on disk, file to close)."""
-    fh = path.open("rb")
-    counter = _Counting(fh)
-    head = fh.read(2)
-    fh.seek(0)
-    if path.suffix == ".gz" or head == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=counter, mode="rb"), counter, fh  # type: ignore[call-overload]
-    return counter, counter, fh  # type: ignore[return-value]
-
-
 def _first_char(path: Path) -> str:
-    fh, _, close = _open(path)
+    reader, close = open_bounded(path, RECORDS)
     try:
         while True:
-            chunk = fh.read(64)
+            chunk = reader.raw.read(64)
             if not chunk:
                 return ""
             text = chunk.lstrip()
@@ -150,32 +126,36 @@ def _records(
 ) -> Iterator[tuple[int, Any]]:
     """Yield ``(position, record)`` of a JSON list (``kind='list'``) or ``(key, value)`` pairs.
 
+    The file is read through :class:`core.model.reading.BoundedReader` (``RECORDS`` limits:
+    depth, values per record, string length, file size), checked chunk by chunk before ijson
+    builds anything from it.
+
     Raises:
-        ConfigError: the top level has the wrong type, or the JSON/gzip is broken (naming the
-            record after which it broke).
+        ConfigError: the top level has the wrong type, a limit is broken, or the JSON/gzip is
+            broken (naming the record after which it broke).
     """
     want = "[" if kind == "list" else "{"
     first = _first_char(path)
     if first != want:
         what = "list of products" if kind == "list" else "object keyed by asin"
         raise ConfigError(f"expected a JSON {what} at the top level", file=path)
-    fh, counter, close = _open(path)
+    reader, close = open_bounded(path, RECORDS)
     i = -1
     try:
         it = (
-            ijson.items(fh, "item", use_float=True)
+            ijson.items(reader, "item", use_float=True)
             if kind == "list"
-            else ijson.kvitems(fh, "", use_float=True)
+            else ijson.kvitems(reader, "", use_float=True)
         )
         for i, rec in enumerate(it):
             if i >= skip:
                 yield i, rec
             if progress is not None and i % 500 == 0:
-                progress.update(counter.pos, i + 1)
+                progress.update(close.tell(), i + 1)
     except ijson.JSONError as exc:
         why = " ".join(str(exc).splitlines()[:1]).strip() or type(exc).__name__
         raise ConfigError(
-            f"invalid JSON near line {counter.lines} (byte {counter.pos:,}), after record "
+            f"invalid JSON near line {reader.lines} (byte {reader.pos:,}), after record "
             f"{i + 1}: {why}",
             file=path,
         ) from exc
@@ -186,7 +166,7 @@ def _records(
     finally:
         close.close()
     if progress is not None:
-        progress.update(counter.pos, i + 1, final=True)
+        progress.update(progress.total, i + 1, final=True)
 
 
 def _validate(model: Any, obj: Any, file: Path, where: str) -> Any:
@@ -216,8 +196,9 @@ class Sources:
         items = _pick(src, ("items_shuffle_1000.json", "items_shuffle.json"), "items_shuffle*.json")
         if items is None:
             extra = (
-                "; human_goals.json holds instruction text only — goals are built from it once "
-                "the product catalogue (items_shuffle*.json, items_ins_v2*.json) is here too"
+                "; human_goals.json alone holds instruction text only, no products (give the "
+                "folder of WebShop's product files; `driftbench env catalogue --out NEW_FOLDER` "
+                "writes a synthetic catalogue into a new, empty folder)"
                 if (src / "human_goals.json").is_file()
                 else ""
             )
@@ -602,8 +583,58 @@ def import_catalogue(
             file is removed.
     """
     sources = Sources(src)
-    t0 = time.monotonic()
     db_path.parent.mkdir(parents=True, exist_ok=True)
+    with _ImportLock(db_path, src):
+        return _import_locked(sources, db_path, progress, out, stop_after)
+
+
+class _ImportLock:
+    """One import of a source folder at a time (an exclusive ``flock`` beside the catalogue).
+
+    A second import of the same folder while the first runs used to write into the same
+    catalogue file and fail with ``UNIQUE constraint failed: products.rid``; now it says that
+    the folder is being imported.
+    """
+
+    def __init__(self, db_path: Path, src: Path) -> None:
+        self.path = db_path.parent.with_name(f".{db_path.parent.name}.lock")
+        self.src = src
+        self.fd: int | None = None
+
+    def __enter__(self) -> _ImportLock:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            owner = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+            os.close(fd)
+            raise ConfigError(
+                "this folder is being imported right now"
+                + (f" (process {owner})" if owner else "")
+                + "; wait for that import to finish, then run it again to see the result",
+                file=self.src,
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self.fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = None
+
+
+def _import_locked(
+    sources: Sources,
+    db_path: Path,
+    progress: bool,
+    out: TextIO | None,
+    stop_after: Callable[[str], bool] | None,
+) -> dict[str, Any]:
+    """:func:`import_catalogue` once this process holds the folder's import lock."""
+    t0 = time.monotonic()
     fp = sources.fingerprint()
     resumed = False
     if db_path.exists():
@@ -650,7 +681,7 @@ def import_catalogue(
         }
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         conn.execute("PRAGMA journal_mode=DELETE")
-    except ConfigError:
+    except Exception:  # any failure but a kill: no partial catalogue stays behind
         conn.close()
         _remove(db_path)
         try:
