@@ -39,6 +39,7 @@ from core.envs.base import HostWorld
 from core.errors import ConfigError
 from core.model.base import canonical_json
 from core.model.intent import Condition, Edge, GroundTruth, Intent, IntentGraph, ShiftOperator
+from core.model.reading import DOCUMENT, load_json
 from core.model.sample import FaultType, MaskEntry, MaskKind, Sample, VerifierRecord
 from core.model.shift import classify_shift
 
@@ -548,12 +549,8 @@ def _make_sample(
 
 
 def _load(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"not UTF-8: {exc}", file=path) from exc
-    except ValueError as exc:
-        raise ConfigError(f"invalid JSON: {exc}", file=path) from exc
+    """A release file through the bounded reader (depth, values, size, finite numbers)."""
+    return load_json(path, DOCUMENT)
 
 
 def _faults_of(entry: dict[str, Any], file: Path, path: str) -> list[FaultType]:

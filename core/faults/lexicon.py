@@ -10,11 +10,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
-from core.errors import ConfigError, pydantic_error_to_config_error
+from core.errors import pydantic_error_to_config_error
 from core.model.base import Strict
+from core.model.bounds import load_yaml
 from core.paths import DATA_DIR
 
 FAULTS_DIR = DATA_DIR / "faults"
@@ -53,12 +53,7 @@ class _TemplatesFile(Strict):
 
 
 def _load_yaml(path: Path) -> Any:
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise ConfigError("file is missing", file=path) from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"not valid YAML: {exc}", file=path) from exc
+    return load_yaml(path)
 
 
 class Lexicon:

@@ -15,8 +15,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Protocol
 
-import yaml
-
 from core.errors import ConfigError
 from core.faults.extract import Extraction, ExtractionContext
 from core.faults.lexicon import FAULTS_DIR
@@ -25,6 +23,7 @@ from core.faults.surface import goal_of
 from core.faults.taxonomy import DIFF_CLASS, DIFF_CLASSES, FAMILY_OF_CLASS
 from core.faults.writer import Written
 from core.graph.hosts.base import HostAdapter, contains_atom
+from core.model.bounds import load_yaml
 from core.model.intent import Intent
 from core.model.sample import FaultType
 from core.paths import PROMPTS_DIR
@@ -82,7 +81,7 @@ def _prompt(name: str) -> str:
 @lru_cache(maxsize=1)
 def _cards() -> dict[str, dict[str, str]]:
     path = FAULTS_DIR / "cards.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = load_yaml(path, what="fault cards")
     if not isinstance(data, dict):
         raise ConfigError("must be a mapping of fault type to card", file=path)
     for t in FaultType:

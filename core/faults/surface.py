@@ -14,12 +14,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
-from core.errors import ConfigError, pydantic_error_to_config_error
+from core.errors import pydantic_error_to_config_error
 from core.graph.hosts.base import HostAdapter, contains_atom
 from core.model.base import Strict
+from core.model.bounds import load_yaml
 from core.model.intent import Condition
 from core.paths import DATA_DIR
 
@@ -84,12 +84,7 @@ class _Offtopic(Strict):
 
 
 def _load(path: Path, model: type[Strict]) -> Any:
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise ConfigError("file is missing", file=path) from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"not valid YAML: {exc}", file=path) from exc
+    raw = load_yaml(path)
     try:
         return model.model_validate(raw)
     except ValidationError as exc:

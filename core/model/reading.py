@@ -24,6 +24,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import math
 import re
 import zlib
 from dataclasses import dataclass
@@ -153,7 +154,7 @@ class BoundedReader:
         delta = opens.astype(np.int32) - closes.astype(np.int32)
         depth = self._depth + np.cumsum(delta)
         if int(depth.max()) > lim.depth:
-            raise self._fail(f"JSON nested deeper than {lim.depth} levels")
+            raise self._fail(f"JSON nested too deeply: deeper than {lim.depth} levels")
         # values of a record: members (commas) and containers inside it
         inner = depth >= lim.record_depth
         weight = ((arr == 44) & inner) | (opens & (depth > lim.record_depth))
@@ -242,26 +243,58 @@ def load_json(path: Path, limits: JsonLimits = DOCUMENT) -> Any:
 def parse_json_bytes(raw: bytes, name: Path | str) -> Any:
     """Parse JSON bytes that were read through a :class:`BoundedReader`.
 
+    A number too large for a float (``1e999``) is refused naming its field, like ``NaN``.
+
     Raises:
-        ConfigError: Naming ``name`` and the problem.
+        ConfigError: Naming ``name`` (and the field of a non-finite number).
     """
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"not UTF-8 text (byte {exc.start}: {exc.reason})", file=name) from None
+    overflow: list[str] = []
+
+    def number(literal: str) -> float:
+        value = float(literal)
+        if not math.isfinite(value):
+            overflow.append(literal)
+        return value
+
     try:
-        data = json.loads(text, parse_constant=_no_constant)
+        data = json.loads(text, parse_constant=_no_constant, parse_float=number)
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name
         ) from None
     except (RecursionError, ValueError) as exc:
         raise ConfigError(json_problem(exc) or str(exc), file=name) from None
+    if overflow:
+        raise ConfigError(
+            f"{overflow[0][:40]} is not a finite number (too large for a float)",
+            file=name,
+            field=non_finite_path(data) or None,
+        )
     try:
         check_text(data)
     except ValueError as exc:
         raise ConfigError(str(exc), file=name) from None
     return data
+
+
+def non_finite_path(value: Any) -> str:
+    """The dotted path of the first non-finite float inside ``value`` ("" when none)."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        v, path = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            return path or "(top level)"
+        if isinstance(v, dict):
+            stack.extend((c, f"{path}.{k}" if path else str(k)) for k, c in reversed(v.items()))
+        elif isinstance(v, list):
+            stack.extend(
+                (c, f"{path}.{i}" if path else str(i)) for i, c in reversed(list(enumerate(v)))
+            )
+    return ""
 
 
 def loads_bounded(text: str | bytes, limits: JsonLimits, name: Path | str) -> Any:

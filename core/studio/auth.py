@@ -27,7 +27,6 @@ import getpass
 import hashlib
 import hmac
 import ipaddress
-import json
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -35,11 +34,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import Field, ValidationError
 
 from core.errors import ConfigError, pydantic_error_to_config_error
 from core.model.base import Strict
+from core.model.bounds import parse_yaml, read_text
+from core.model.reading import SMALL, loads_bounded
 
 Role = Literal["annotator", "researcher", "admin"]
 
@@ -105,16 +105,11 @@ def verify_password(password: str, encoded: str) -> bool:
 
 def load_credentials(path: Path) -> Credentials:
     """Load and validate a credentials file (ConfigError naming file and field)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read credentials: {exc.strerror}", file=path) from exc
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(
-            f"not valid {path.suffix.lstrip('.') or 'YAML'}: {exc}", file=path
-        ) from exc
+    text = read_text(path, what="credentials file")  # 1 MiB, UTF-8, no NUL bytes
+    if path.suffix == ".json":
+        data = loads_bounded(text, SMALL, path)
+    else:
+        data = parse_yaml(text, file=path)  # no anchors or aliases
     try:
         creds = Credentials.model_validate(data)
     except ValidationError as exc:

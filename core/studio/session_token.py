@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import ConfigError
+from core.model.reading import SMALL, load_json
 from core.settings import env_name
 
 VERSION = "v1"
@@ -246,8 +247,8 @@ class Revocations:
         if mtime == self._mtime:
             return
         try:
-            data = json.loads(self._path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = load_json(self._path, SMALL)  # bounded: a huge or deep file is ignored
+        except (OSError, ValueError, ConfigError):
             return
         if isinstance(data, dict):
             self._until.update(
