@@ -19,6 +19,7 @@ from core.paths import default_store_path
 from core.studio import roleplay as play
 from core.studio.choices import method_label
 from core.studio.env import env_name, settings
+from core.studio.links import link_int
 from core.studio.plainwords import plain_outcome, plain_termination
 from core.studio.play_survey import save_play_survey
 from core.studio.plays import assigned_play, complete_assignment, play_owner
@@ -63,9 +64,13 @@ st.title("Play as user")
 eid = resolve_episode(store, KEY, "user", user.name, allow_unowned=auth_mode() == "none")
 
 if eid is None:
-    assignment = st.query_params.get("assignment")
-    if assignment and assignment.isdigit():
-        item = guarded(assigned_play, store, int(assignment), user.name, "user")
+    raw_assignment = st.query_params.get("assignment")
+    assignment = link_int(raw_assignment)
+    if raw_assignment and assignment is None:
+        st.error("No such study item: the link's assignment number is not valid.")
+        st.stop()
+    if assignment is not None:
+        item = guarded(assigned_play, store, assignment, user.name, "user")
         if item is None:
             st.stop()
         if item.episode_id is not None:
