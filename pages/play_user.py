@@ -176,6 +176,10 @@ with main:
         )
     conversation(uv.transcript, notes=notes, observations="hidden")
 
+# the prompt this tab showed on its last run: a reply answers that one (a stale tab is refused)
+shown = st.session_state.get("play_user_prompt")
+answers = shown[1] if isinstance(shown, tuple) and shown[0] == eid else None
+st.session_state["play_user_prompt"] = (eid, uv.pending_prompt)
 awaiting = (uv.pending_question is not None or uv.pending_reaction) and not uv.ended
 if awaiting:
     with main:
@@ -207,7 +211,7 @@ if awaiting:
         help="The simulated user writes this reply for you, under your persona's rules; it is "
         "recorded as the simulator's, not yours.",
     )
-    if simulate and guarded(play.let_simulator_reply, store, eid, client=client) is not None:
+    if simulate and guarded(play.let_simulator_reply, store, eid, client=client, answers=answers):
         st.rerun()
     text = st.chat_input(
         "Your reaction to the proposal" if uv.pending_reaction else "Reply to the agent",
@@ -215,7 +219,8 @@ if awaiting:
     )
     if text:
         disclosed = [slot for slot, ticked in boxes.items() if ticked]
-        if guarded(play.reply, store, eid, text, disclosed, client=client) is not None:
+        sent = guarded(play.reply, store, eid, text, disclosed, client=client, answers=answers)
+        if sent is not None:
             st.rerun()
 elif uv.ended:
     complete_assignment(store, eid)

@@ -32,9 +32,9 @@ def link_int(value: object, *, lo: int = 0, hi: int = MAX_LINK_INT) -> int | Non
 
 
 def link_id(value: object) -> str | None:
-    """An id: 1 … :data:`MAX_ID_CHARS` printable characters without spaces, else None.
+    r"""An id: 1 … :data:`MAX_ID_CHARS` printable characters without spaces, else None.
 
-    >>> link_id("ep-1a2b"), link_id("a\\x00b"), link_id(""), link_id("x" * 500)
+    >>> link_id("ep-1a2b"), link_id("a\x00b"), link_id(""), link_id("x" * 500)
     ('ep-1a2b', None, None, None)
     """
     if not isinstance(value, str):
