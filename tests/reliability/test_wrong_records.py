@@ -208,7 +208,7 @@ def test_a_plan_over_the_bound_is_refused_before_any_work(
     assert rc == 2 and "DRIFTBENCH_MAX_RUN_EPISODES" in err
 
 
-# -- build graphs keeps bundled provenance ----------------------------------------------------------
+# -- build graphs keeps bundled provenance ------------------------------------------------
 def test_build_graphs_never_relabels_bundled_graphs(tmp_path: Path) -> None:
     store_path = tmp_path / "s.db"
     rc, _, err = _cli(store_path, "init", "--json")
