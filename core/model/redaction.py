@@ -40,7 +40,7 @@ _EXTRA: set[str] = set()
 _LOCK = threading.Lock()
 
 _SHAPES = re.compile(
-    r"(?:sk|rk|pk)-(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{8,}"  # sk-…, sk-proj-…, sk-ant-…
+    r"(?:sk|rk|pk)-(?=[A-Za-z0-9_\-]*[\dA-Z])[A-Za-z0-9_\-]{8,}"  # sk-…, sk-proj-…, sk-ant-…
     r"|(?:sk|rk|pk)-[A-Za-z0-9_\-]{20,}"
     r"|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{8,}"
     r"|gsk_[A-Za-z0-9]{16,}"
