@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 import textwrap
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
