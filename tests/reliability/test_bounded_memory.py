@@ -8,6 +8,7 @@ peaked at 1.33 GB; ``run --seeds 10000`` over every method and persona died in M
 no cap; staged uploads were never removed.
 """
 
+# ruff: noqa: F811 - pytest fixtures imported from test_malformed_inputs
 from __future__ import annotations
 
 import io
@@ -181,7 +182,7 @@ def test_every_yaml_reader_refuses_aliases(tmp_path: Path) -> None:
                     assert py.name == "bounds.py", f"{py}: reads YAML around the alias guard"
 
 
-# -- the sweep plan ---------------------------------------------------------------------------------
+# -- the sweep plan ----------------------------------------------------------------------------
 def test_a_10000_seed_plan_over_everything_is_refused_with_flat_memory(
     store_copy: Path,  # noqa: F811
 ) -> None:
@@ -246,7 +247,7 @@ def test_export_streams_at_constant_memory(
     assert float(got["peak_mb"]) < base + 120, (got["peak_mb"], base)  # type: ignore[arg-type]
 
 
-# -- uploads ------------------------------------------------------------------------------------------
+# -- uploads -------------------------------------------------------------------------------------
 def _zip(members: dict[str, bytes]) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
