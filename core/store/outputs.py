@@ -83,7 +83,7 @@ def imported_from(store: object | None) -> list[str]:
         rows = store.conn.execute("SELECT DISTINCT source FROM worlds").fetchall()  # type: ignore[attr-defined]
     except (AttributeError, sqlite3.Error):
         return []
-    return [str(r[0]) for r in rows if r[0] and str(r[0]).startswith("/")]
+    return [str(r[0]) for r in rows if r[0] and str(r[0]) not in ("bundled", "mock")]
 
 
 def _is_sqlite(path: Path) -> bool:

@@ -232,3 +232,16 @@ def test_a_spec_of_a_finished_run_resumes_without_flags(tmp_path: Path) -> None:
     store.close()
     rc, _, err = _cli(tmp_path / "s.db", "run", "--resume", spec.display_name())
     assert rc == 0, err
+
+
+def test_webshop_prices_are_never_infinite() -> None:
+    import math
+
+    from pydantic import ValidationError
+
+    from core.envs.webshop.importer import RawItem, parse_pricing
+
+    price, _ = parse_pricing("$" + "9" * 400)
+    assert math.isfinite(price)
+    with pytest.raises(ValidationError):
+        RawItem.model_validate({"asin": "B0", "name": "n", "query": "q", "pricing": [1e999]})

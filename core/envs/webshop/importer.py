@@ -27,6 +27,7 @@ pick); MTurk worker and assignment ids are not kept; reviews/ratings are not imp
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import shutil
 import tempfile
@@ -45,7 +46,7 @@ GOAL_SHUFFLE_SEED = 233
 
 
 class _Loose(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)  # 1e999 names its field
 
 
 class RawOption(_Loose):
@@ -112,6 +113,7 @@ def parse_pricing(pricing: str | list[float | str] | None) -> tuple[float, str]:
                 values.append(float(v))
             except ValueError:
                 continue
+    values = [v for v in values if math.isfinite(v)]  # a 400-digit "price" is not a price
     if not values:
         return 100.0, "$100.0"
     if len(values) == 1:
