@@ -7,12 +7,14 @@ import sqlite3
 import streamlit as st
 
 from core.errors import ConfigError
+from core.model.redaction import install_log_redaction
 from core.paths import default_store_path
 from core.studio.auth import pages_for
 from core.studio.pages import PAGES
 from pages.common.auth import can_sign_out, cookie_scripts, current_user, login_page, logout
 
 st.set_page_config(page_title="Drift-Bench++ Studio", page_icon="🧭", layout="wide")
+install_log_redaction()  # no key (nor a fragment of one) reaches the studio's logs
 
 try:
     user = current_user()

@@ -13,10 +13,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from core.envs.base import HostWorld
 from core.envs.registry import load_world
+from core.model.bounds import load_yaml
 from core.model.intent import Intent
 
 DATA = Path(__file__).parent / "data" / "interpreter_questions.yaml"
@@ -123,7 +122,7 @@ def _fill(world: HostWorld, it: Intent) -> dict[str, str]:
 @lru_cache(maxsize=1)
 def load() -> tuple[Item, ...]:
     """Return every labelled question, resolved against bundled intents."""
-    groups = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    groups = load_yaml(DATA, max_bytes=4 * 1024**2)
     items: list[Item] = []
     for g in groups:
         bench = g["bench"]

@@ -126,6 +126,14 @@ class Settings(BaseSettings):
         "messages on the play-as-agent page.",
         default="",
     )
+    # -- sweeps
+    max_run_episodes: int = _var(
+        "MAX_RUN_EPISODES",
+        "Most episodes one run may plan (a bigger plan is refused before any work).",
+        default=250_000,
+        ge=1,
+        le=100_000_000,
+    )
     # -- GRIP
     grip_workers: int | None = _var(
         "GRIP_WORKERS",

@@ -8,9 +8,9 @@ import pandas as pd
 import streamlit as st
 
 from core.studio.choices import load_personas
-from core.studio.data_import import import_world
+from core.studio.data_import import import_upload, import_world
 from core.studio.health import store_health
-from core.studio.uploads import MAX_UPLOAD_BYTES, allowed_roots, resolve_import_path, stage_upload
+from core.studio.uploads import MAX_UPLOAD_BYTES, allowed_roots, resolve_import_path
 from pages.common.store import get_store
 from pages.common.studies import study_setup_panel
 from pages.common.ui import guarded
@@ -39,6 +39,7 @@ with tab_import:
     kind, domain = IMPORTERS[what]
     source = st.radio("Source", ["Server path", "Upload"], horizontal=True, key="data-source")
     src: Path | None = None
+    result = None
     if source == "Server path":
         st.caption("Allowed folders: " + ", ".join(f"`{r}`" for r in allowed_roots()))
         raw = st.text_input("Folder on the server", key="data-path")
@@ -51,13 +52,14 @@ with tab_import:
             key="data-upload",
         )
         if upload is not None and st.button("Import upload", type="primary", key="data-import-up"):
-            src = guarded(stage_upload, upload.name, upload.getvalue())
+            with st.spinner(f"Importing {upload.name}…"):  # the staged copy is removed after
+                result = guarded(import_upload, kind, domain, upload.name, upload.getvalue(), store)
     if src is not None:
         with st.spinner(f"Importing {src.name}…"):
             result = guarded(run_import, kind, domain, src)
-        if result is not None:
-            st.success("Imported.")
-            st.json(result)
+    if result is not None:
+        st.success("Imported.")
+        st.json(result)
 
 with tab_personas:
     personas = guarded(load_personas)

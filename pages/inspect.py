@@ -24,6 +24,7 @@ from core.studio.inspector import (
     reveal,
     table_rows,
 )
+from core.studio.links import link_id, link_int
 from core.studio.roleplay import claim_episode, world_for
 from core.studio.timeline import (
     TurnRecord,
@@ -47,7 +48,9 @@ user = current_user()
 st.title("Inspect")
 
 values = facet_values(store)
-linked = st.query_params.get("episode")
+linked = link_id(st.query_params.get("episode"))
+if st.query_params.get("episode") and linked is None:
+    st.warning("No such episode: the link's episode id is not valid.")
 forced = None
 if linked and linked != st.session_state.get("insp-url-episode") and store.episode_exists(linked):
     # arrived by a link or a typed URL: show that episode, clearing filters that would hide it
@@ -238,8 +241,7 @@ with turns_tab:
     hits = set(matching_turns(records, needle)) if needle else set()
     if needle:
         st.caption(f"{len(hits)} matching turn(s): {sorted(hits)}")
-    turn_param = st.query_params.get("turn")
-    selected_turn = int(turn_param) if turn_param and turn_param.isdigit() else None
+    selected_turn = link_int(st.query_params.get("turn"), hi=10**6)
     for r in records:
         _turn_card(r, r.turn in hits, r.turn == selected_turn)
     if selected_turn is not None:

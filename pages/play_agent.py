@@ -18,6 +18,7 @@ from core.model.world import EnvAction
 from core.studio import roleplay as play
 from core.studio.debrief import agent_debrief
 from core.studio.env import env_name, settings
+from core.studio.links import link_int
 from core.studio.markdown import md_escape
 from core.studio.plainwords import plain_outcome
 from core.studio.plays import assigned_play, complete_assignment
@@ -48,8 +49,13 @@ st.title("Play as agent")
 
 eid = resolve_episode(store, KEY, "agent", user.name, allow_unowned=auth_mode() == "none")
 
-if eid is None and (assignment := st.query_params.get("assignment")) and assignment.isdigit():
-    item = guarded(assigned_play, store, int(assignment), user.name, "agent")
+raw_assignment = st.query_params.get("assignment")
+assignment = link_int(raw_assignment)
+if eid is None and raw_assignment and assignment is None:
+    st.error("No such study item: the link's assignment number is not valid.")
+    st.stop()
+if eid is None and assignment is not None:
+    item = guarded(assigned_play, store, assignment, user.name, "agent")
     if item is None:
         st.stop()
     if item.episode_id is not None:

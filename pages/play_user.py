@@ -19,6 +19,7 @@ from core.paths import default_store_path
 from core.studio import roleplay as play
 from core.studio.choices import method_label
 from core.studio.env import env_name, settings
+from core.studio.links import link_int
 from core.studio.plainwords import plain_outcome, plain_termination
 from core.studio.play_survey import save_play_survey
 from core.studio.plays import assigned_play, complete_assignment, play_owner
@@ -63,9 +64,13 @@ st.title("Play as user")
 eid = resolve_episode(store, KEY, "user", user.name, allow_unowned=auth_mode() == "none")
 
 if eid is None:
-    assignment = st.query_params.get("assignment")
-    if assignment and assignment.isdigit():
-        item = guarded(assigned_play, store, int(assignment), user.name, "user")
+    raw_assignment = st.query_params.get("assignment")
+    assignment = link_int(raw_assignment)
+    if raw_assignment and assignment is None:
+        st.error("No such study item: the link's assignment number is not valid.")
+        st.stop()
+    if assignment is not None:
+        item = guarded(assigned_play, store, assignment, user.name, "user")
         if item is None:
             st.stop()
         if item.episode_id is not None:
@@ -171,6 +176,10 @@ with main:
         )
     conversation(uv.transcript, notes=notes, observations="hidden")
 
+# the prompt this tab showed on its last run: a reply answers that one (a stale tab is refused)
+shown = st.session_state.get("play_user_prompt")
+answers = shown[1] if isinstance(shown, tuple) and shown[0] == eid else None
+st.session_state["play_user_prompt"] = (eid, uv.pending_prompt)
 awaiting = (uv.pending_question is not None or uv.pending_reaction) and not uv.ended
 if awaiting:
     with main:
@@ -202,7 +211,7 @@ if awaiting:
         help="The simulated user writes this reply for you, under your persona's rules; it is "
         "recorded as the simulator's, not yours.",
     )
-    if simulate and guarded(play.let_simulator_reply, store, eid, client=client) is not None:
+    if simulate and guarded(play.let_simulator_reply, store, eid, client=client, answers=answers):
         st.rerun()
     text = st.chat_input(
         "Your reaction to the proposal" if uv.pending_reaction else "Reply to the agent",
@@ -210,7 +219,8 @@ if awaiting:
     )
     if text:
         disclosed = [slot for slot, ticked in boxes.items() if ticked]
-        if guarded(play.reply, store, eid, text, disclosed, client=client) is not None:
+        sent = guarded(play.reply, store, eid, text, disclosed, client=client, answers=answers)
+        if sent is not None:
             st.rerun()
 elif uv.ended:
     complete_assignment(store, eid)

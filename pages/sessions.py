@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from core.paths import home_dir
+from core.studio.data_import import import_sessions_upload
 from core.studio.providers import configured_providers
 from core.studio.study_display import (
     UNDEFINED,
@@ -25,7 +26,7 @@ from core.studio.study_service import (
     session_rows,
     write_sessions_jsonl,
 )
-from core.studio.uploads import MAX_UPLOAD_BYTES, allowed_roots, resolve_import_path, stage_upload
+from core.studio.uploads import MAX_UPLOAD_BYTES, allowed_roots, resolve_import_path
 from pages.common.store import get_store
 from pages.common.studies import distribution_figure, sessions_box_figure, transcript_lines
 from pages.common.ui import guarded
@@ -65,6 +66,7 @@ with tab_import:
     )
     source = st.radio("Source", ["Server path", "Upload"], horizontal=True, key="ses-source")
     src: Path | None = None
+    result = None
     if source == "Server path":
         st.caption("Allowed folders: " + ", ".join(f"`{r}`" for r in allowed_roots()))
         raw = st.text_input("Sessions JSONL file on the server", key="ses-path")
@@ -77,12 +79,15 @@ with tab_import:
             key="ses-upload",
         )
         if upload is not None and st.button("Import upload", type="primary", key="ses-import-up"):
-            src = guarded(stage_upload, upload.name, upload.getvalue())
+            with st.spinner(f"Importing {upload.name}…"):  # the staged copy is removed after
+                result = guarded(
+                    import_sessions_upload, store, upload.name, upload.getvalue(), partial=partial
+                )
     if src is not None:
         with st.spinner(f"Importing {src.name}…"):
             result = guarded(import_sessions, store, src, partial=partial)
-        if result is not None:
-            _show_import(result)
+    if result is not None:
+        _show_import(result)
 
     st.divider()
     st.markdown("**Synthetic demo file** (sessions made up by this project, not a real log)")

@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return its exit code (0 ok, 2 usage or data error, 1 unexpected)."""
+    from core.model.redaction import install_log_redaction
+
+    install_log_redaction()  # every log record of this process passes the one redaction
     parser = build_parser()
     try:
         args = parser.parse_args(list(argv) if argv is not None else None)

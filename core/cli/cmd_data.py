@@ -110,6 +110,12 @@ def cmd_import_webshop(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     result = import_webshop(args.src, store, progress=not getattr(args, "json", False))
+    if result.get("already_imported"):
+        text = (
+            f"already imported: world {result['world_id']} holds exactly these "
+            f"{result['products']:,} products and {result['goals']:,} goals; nothing changed"
+        )
+        return emit(args, result, text)
     text = (
         f"imported {result['products']:,} products, {result['goals']:,} goals "
         f"({result['test_goals']} in the 500-task test split) in {result['seconds']:.1f} s"

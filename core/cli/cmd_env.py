@@ -45,7 +45,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     c.add_argument("--products", type=int, required=True, metavar="N")
     c.add_argument("--seed", type=int, default=0, metavar="S")
-    c.add_argument("--out", type=Path, required=True, metavar="DIR")
+    c.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="a new or empty folder (never one holding data, the store or $DRIFTBENCH_HOME)",
+    )
     add_json(c)
     c.set_defaults(handler=cmd_catalogue)
 
@@ -125,13 +131,14 @@ def cmd_golden(args: argparse.Namespace) -> int:
 
 def cmd_catalogue(args: argparse.Namespace) -> int:
     """Generate a WebShop-format catalogue (progress on stderr unless ``--json``)."""
+    from core.cli._common import store_path
     from core.envs.webshop.catgen import write_catalogue
     from core.errors import ConfigError
+    from core.store.outputs import check_output_dir
 
     if args.products < 1:
         raise ConfigError("must be at least 1", field="--products")
-    if args.out.exists() and not args.out.is_dir():
-        raise ConfigError("not a folder", file=args.out)
+    check_output_dir(args.out, store_path=store_path(args))
     quiet = getattr(args, "json", False)
 
     def tick(done: int) -> None:

@@ -36,8 +36,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--benchmark", default=None, help="benchmark id(s), comma-separated")
     p.add_argument("--method", default=None, help="method id(s): B0 A0 A1 A2 A3 L0 RS LIT ORACLE")
-    p.add_argument("--persona", default="all", help="persona id(s), comma-separated, or 'all'")
-    p.add_argument("--seeds", type=V.seeds, default=3, help="number of seeds (0..N-1)")
+    p.add_argument(
+        "--persona", default=None, help="persona id(s), comma-separated, or 'all' (default)"
+    )
+    p.add_argument("--seeds", type=V.seeds, default=None, help="number of seeds 0..N-1 (3)")
     p.add_argument(
         "--agent",
         default=None,
@@ -81,9 +83,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--shifts",
         choices=("on", "off"),
-        default="on",
+        default=None,
         help="silent intent shifts on (the paper's default) or off (Fig. 11 / Table 8); part "
-        "of the run's identity",
+        "of the run's identity (default: on)",
     )
     p.add_argument(
         "--faults",
@@ -133,7 +135,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--out",
         type=V.output_file,
         default=None,
-        help="output file (default: stdout for jsonl/csv)",
+        help="output file (default: stdout for jsonl/csv); never the store, a file inside "
+        "$DRIFTBENCH_HOME or an input folder, nor an existing file without --force",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="replace an existing --out file (never the store)"
     )
     add_json(p)
     p.set_defaults(handler=cmd_export)
@@ -200,16 +206,17 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
     for flag, value in (("--benchmark", args.benchmark), ("--method", args.method)):
         if not value:
             raise ConfigError("is required (or give --resume RUN)", field=flag)
-    personas = _csv(args.persona)
+    personas = _csv(args.persona or "all")
     if personas == ["all"] or not personas:  # every persona file, not a fixed list
         from core.protocol.personas import load_personas
 
         found = load_personas()  # the bundled five keep their order (and so run ids stay put)
         personas = [p for p in PERSONAS if p in found] + sorted(set(found) - set(PERSONAS))
-    if args.seeds < 1:
+    seeds = 3 if args.seeds is None else args.seeds
+    if seeds < 1:
         raise ConfigError("must be at least 1", field="--seeds")
-    if args.seeds > MAX_SEEDS:
-        raise ConfigError(f"{args.seeds} is more than {MAX_SEEDS} (the limit)", field="--seeds")
+    if seeds > MAX_SEEDS:
+        raise ConfigError(f"{seeds} is more than {MAX_SEEDS} (the limit)", field="--seeds")
     if args.limit is not None and args.limit < 1:
         raise ConfigError("must be at least 1", field="--limit")
     gen = getattr(args, "a3_generation_size", None)
@@ -228,7 +235,7 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
             benchmarks=tuple(_csv(args.benchmark)),
             methods=tuple(_csv(args.method)),
             personas=tuple(personas),
-            seeds=tuple(range(args.seeds)),
+            seeds=tuple(range(seeds)),
             agent=_role_default(args.agent, "agent", "symbolic"),
             user_voice=_role_default(args.user_voice, "voice", "template"),
             action_format=getattr(args, "action_format", None),
@@ -256,19 +263,67 @@ def _resolve_spec(store: Any, args: argparse.Namespace) -> RunSpec:
     from core.runner.plan import named_spec, stored_spec
 
     if args.resume:
-        if args.benchmark or args.method or args.faults or args.shifts != "on":
-            raise ConfigError(
-                "--resume runs the stored spec; leave out --benchmark, --method, --shifts "
-                "and --faults",
-                field="--resume",
-            )
         try:
-            return stored_spec(store, args.resume)
+            stored = stored_spec(store, args.resume)
         except NotFoundError:
             raise ConfigError(
                 f"no run named or with id {args.resume!r}", field="--resume"
             ) from None
+        _refuse_conflicts(args, stored)
+        return stored
     return named_spec(store, spec_from_args(args))
+
+
+def _refuse_conflicts(args: argparse.Namespace, stored: RunSpec) -> None:
+    """``--resume RUN`` plays the stored spec: a flag that says otherwise is refused, named.
+
+    A flag given with the stored value is fine; one with another value (``--seeds 5`` on a
+    run of 3 seeds, another ``--agent``, ``--limit``, ``--persona`` …) would be silently
+    ignored, so it is an error (exit 2) naming the flag.
+
+    Raises:
+        ConfigError: Naming the first conflicting flag.
+    """
+    given: list[tuple[str, object, object]] = []
+    if args.benchmark:
+        given.append(("--benchmark", tuple(_csv(args.benchmark)), stored.benchmarks))
+    if args.method:
+        given.append(("--method", tuple(_csv(args.method)), stored.methods))
+    if args.persona is not None and _csv(args.persona) != ["all"]:
+        given.append(("--persona", tuple(_csv(args.persona)), stored.personas))
+    if args.seeds is not None:
+        given.append(("--seeds", args.seeds, len(stored.seeds)))
+    if getattr(args, "shifts", None) is not None:
+        given.append(("--shifts", args.shifts, stored.shifts))
+    simple: tuple[tuple[str, str, object], ...] = (
+        ("--agent", "agent", stored.agent),
+        ("--user-voice", "user_voice", stored.user_voice),
+        ("--interpreter", "interpreter", stored.interpreter),
+        ("--action-format", "action_format", stored.action_format),
+        ("--limit", "limit", stored.limit),
+        ("--source", "source", stored.source),
+        ("--split", "split", stored.split),
+        ("--a3-generation-size", "a3_generation_size", stored.a3_generation_size),
+        ("--faults", "faults", stored.faults),
+        ("--base-prompt", "base_prompt", stored.base_prompt),
+        ("--name", "name", stored.display_name()),
+    )
+    for flag, attr, kept in simple:
+        value = getattr(args, attr, None)
+        if value is not None:
+            given.append((flag, value, kept))
+
+    def text(v: object) -> str:
+        return ",".join(map(str, v)) if isinstance(v, tuple) else str(v)
+
+    for flag, value, kept in given:
+        if value != kept:
+            shown, was = text(value), text(kept)
+            raise ConfigError(
+                f"{flag} {shown} conflicts with the run being resumed ({was}); --resume plays "
+                "the stored spec: leave the flag out, or start a new run with --name",
+                field=flag,
+            )
 
 
 def _header(sources: list[dict[str, Any]]) -> str:
@@ -338,7 +393,33 @@ def cmd_run(args: argparse.Namespace) -> int:
             "longer than the retry limit); the episodes in flight are recorded as errors. "
             "Run the same command again to resume."
         )
-    return emit(args, payload, text)
+    elif result.status == "budget_exceeded":
+        text += (
+            "\nstopped at the cost limit (--max-cost); the episodes in flight are recorded as "
+            f"errors. Resume with --resume {result.run} and a higher --max-cost."
+        )
+    emit(args, payload, text)
+    return run_exit_code(result.status, result.completed, result.errors)
+
+
+EXIT_ALL_ERRORS = 1
+"""``run``: every episode of the run ended in ERROR (nothing was measured)."""
+EXIT_STOPPED = 3
+"""``run``: the run stopped before its end — the provider is unavailable (``paused``) or the
+cost limit was reached (``budget_exceeded``); resume it later."""
+
+
+def run_exit_code(status: str, completed: int, errors: int) -> int:
+    """The exit code of ``driftbench run`` (README, "Exit codes").
+
+    0: finished (some episodes may have ended in ERROR); 1: every episode ended in ERROR;
+    2: a usage or data error (nothing ran); 3: paused or stopped at ``--max-cost``.
+    """
+    if status in ("paused", "budget_exceeded"):
+        return EXIT_STOPPED
+    if errors > 0 and completed == 0:
+        return EXIT_ALL_ERRORS
+    return 0
 
 
 def _split_text(split: dict[str, Any]) -> str:
@@ -358,6 +439,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
     for r in runs:  # a run whose owner is gone (kill -9, crash) shows as interrupted
         spec = store.conn.execute("SELECT spec FROM runs WHERE run_id=?", (r["run_id"],))
         r["status"] = sweep_status(store.path, r, str(spec.fetchone()[0]))
+        r["completed"], r["errors"] = store.run_counts(r["run_id"])  # what is stored
         r["cost_by_role"] = cost_split(store, r["run_id"])
         r["conditions"] = run_conditions(store, [r["run_id"]]).get(r["run_id"], {})
     lines = [
@@ -376,12 +458,18 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Export a run's episodes as JSONL, CSV or Parquet."""
+    from core.cli._common import store_path
     from core.runner.export import export_run
+    from core.store.outputs import check_output_file, imported_from
 
-    store = open_store(args, create=False)
     out = Path(args.out) if args.out else None
     if args.format == "parquet" and out is None:
         raise ConfigError("parquet needs --out PATH", field="--out")
+    if out is not None:  # before the store is even opened: a refused place is never touched
+        check_output_file(out, store_path=store_path(args), force=args.force)
+    store = open_store(args, create=False)
+    if out is not None:
+        check_output_file(out, store_path=store.path, force=args.force, inputs=imported_from(store))
     n = export_run(store, args.run, args.format, out if out is not None else sys.stdout)
     if out is None:
         return 0

@@ -15,6 +15,7 @@ import gzip
 import io
 import json
 import random
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -44,6 +45,7 @@ from core.graph.hosts import adapter_for
 from core.graph.hosts.base import HostAdapter
 from core.model.base import canonical_json
 from core.model.intent import Intent, IntentGraph, WorldRef
+from core.model.reading import DOCUMENT, load_json, open_bounded
 from core.model.sample import FaultType, Sample
 from core.paths import DATA_DIR
 
@@ -410,12 +412,15 @@ def write_samples(path: Path, samples: Sequence[Sample]) -> None:
 
 
 def _read_jsonl_gz(path: Path) -> list[tuple[int, Any]]:
+    if not path.exists():
+        raise ConfigError("file is missing (run `driftbench build samples`)", file=path)
+    reader, fh = open_bounded(path, DOCUMENT)  # each line is one record (depth, values, size)
     try:
-        raw = gzip.decompress(path.read_bytes()).decode("utf-8")
-    except FileNotFoundError as exc:
-        raise ConfigError("file is missing (run `driftbench build samples`)", file=path) from exc
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raw = reader.read().decode("utf-8")
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
         raise ConfigError(f"not a gzip JSON-lines file: {exc}", file=path) from exc
+    finally:
+        fh.close()
     out = []
     for i, line in enumerate(raw.splitlines(), start=1):
         if not line.strip():
@@ -556,10 +561,7 @@ def bundled_stats(directory: Path = BUNDLED_DIR) -> dict[str, dict[str, Any]]:
     if not directory.is_dir():
         return out
     for p in sorted(directory.glob("*/stats.json")):
-        try:
-            out[p.parent.name] = json.loads(p.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise ConfigError(f"invalid JSON: {exc}", file=p) from exc
+        out[p.parent.name] = load_json(p, DOCUMENT)
     return out
 
 

@@ -24,7 +24,6 @@ Everything left out is listed in ``skipped`` with its reason.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -47,6 +46,7 @@ from core.errors import ConfigError
 from core.faults.taxonomy import FAULT_OF_KIND
 from core.model.base import canonical_json
 from core.model.intent import Condition, Intent, IntentGraph
+from core.model.reading import DOCUMENT, load_json
 from core.model.sample import FaultType, MaskEntry, MaskKind, Sample, VerifierRecord
 
 _SUPPORTED = ("webshop", "tau2_retail", "tau2_airline")
@@ -265,12 +265,8 @@ def _make_sample(
 
 
 def _load(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"not UTF-8: {exc}", file=path) from exc
-    except ValueError as exc:
-        raise ConfigError(f"invalid JSON: {exc}", file=path) from exc
+    """A release file through the bounded reader (depth, values, size, finite numbers)."""
+    return load_json(path, DOCUMENT)
 
 
 def _faults_of(entry: dict[str, Any], file: Path, path: str) -> list[FaultType]:

@@ -53,6 +53,7 @@ from core.protocol.emit import Emitter
 from core.protocol.personas import load_persona
 from core.protocol.state import EpisodeState, replay
 from core.protocol.views import agent_view as _agent_view
+from core.protocol.views import prompt_number
 from core.protocol.views import user_view as _user_view
 from core.protocol.voices import HUMAN, SIMULATOR_FOR_HUMAN, Voice, make_voice
 from core.protocol.voices.template import TemplateVoice
@@ -219,6 +220,32 @@ def step(
     return _agent_view(live.state, live.header, live.world)
 
 
+class StaleReplyError(ProtocolError):
+    """A reply answers a prompt the episode has moved past (sent from a stale tab)."""
+
+
+def _check_answers(st: EpisodeState, episode_id: str, answers: int | None) -> None:
+    """Refuse a reply that does not answer the prompt the episode is waiting on.
+
+    Raises:
+        ProtocolError: Not waiting for a reply.
+        StaleReplyError: ``answers`` names an earlier (or another) prompt.
+    """
+    if st.phase != "awaiting_user":
+        raise StaleReplyError(
+            f"episode {episode_id} is not waiting for a reply any more (turn {st.turn}); "
+            "reload the page to see where it is"
+            if answers is not None
+            else f"episode {episode_id} is not waiting for a user reply"
+        )
+    if answers is not None and answers != prompt_number(st):
+        raise StaleReplyError(
+            f"this reply answers an earlier message, but episode {episode_id} has moved on "
+            f"(it now waits on turn {st.turn}); reload the page to see the new message — "
+            "nothing was recorded"
+        )
+
+
 def respond(
     log: EventLog,
     episode_id: str,
@@ -226,17 +253,27 @@ def respond(
     disclosed: Sequence[str] = (),
     *,
     world_loader: WorldLoader | None = None,
+    answers: int | None = None,
 ) -> UserView:
     """Record a human user's reply (and the requirements they ticked as disclosed).
+
+    Args:
+        log: The event log.
+        episode_id: The episode.
+        text: The reply.
+        disclosed: Requirement slots the person ticked as disclosed.
+        world_loader: ``benchmark -> HostWorld``.
+        answers: The prompt the reply answers (``UserView.pending_prompt`` of the view the
+            person replied to); a reply from a stale tab names an older one and is refused.
 
     Raises:
         ProtocolError: The episode is not waiting for a user reply, or a ticked slot is not a
             current requirement.
+        StaleReplyError: ``answers`` is not the prompt the episode waits on.
     """
     live = load(log, episode_id, world_loader)
     st = live.state
-    if st.phase != "awaiting_user":
-        raise ProtocolError(f"episode {episode_id} is not waiting for a user reply")
+    _check_answers(st, episode_id, answers)
     try:
         disc = user.plan_human(st, disclosed, live.world)
     except ValueError as exc:
@@ -267,7 +304,11 @@ def respond(
 
 
 def respond_for_human(
-    log: EventLog, episode_id: str, *, world_loader: WorldLoader | None = None
+    log: EventLog,
+    episode_id: str,
+    *,
+    world_loader: WorldLoader | None = None,
+    answers: int | None = None,
 ) -> UserView:
     """Let the simulated user write this one reply for the person playing the user.
 
@@ -279,11 +320,11 @@ def respond_for_human(
 
     Raises:
         ProtocolError: The episode is not waiting for a user reply.
+        StaleReplyError: ``answers`` is not the prompt the episode waits on (a stale tab).
     """
     live = load(log, episode_id, world_loader)
     st = live.state
-    if st.phase != "awaiting_user":
-        raise ProtocolError(f"episode {episode_id} is not waiting for a user reply")
+    _check_answers(st, episode_id, answers)
     question, asked = st.pending_question or "", st.pending_asked
     reaction = st.pending_reaction
     em = Emitter(st)

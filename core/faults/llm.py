@@ -15,8 +15,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Protocol
 
-import yaml
-
 from core.errors import ConfigError
 from core.faults.cue_lexicon import FAULTS_DIR
 from core.faults.extract import Extraction, ExtractionContext
@@ -25,6 +23,7 @@ from core.faults.surface import goal_of
 from core.faults.taxonomy import DIFF_CLASS, DIFF_CLASSES, FAMILY_OF_CLASS
 from core.faults.writer import WHOLE_MESSAGE, Written
 from core.graph.hosts.base import HostAdapter, contains_atom
+from core.model.bounds import load_yaml
 from core.model.intent import Intent
 from core.model.sample import FaultType
 from core.paths import PROMPTS_DIR
@@ -75,7 +74,7 @@ def _prompt(name: str) -> str:
 @lru_cache(maxsize=1)
 def _cards() -> dict[str, dict[str, str]]:
     path = FAULTS_DIR / "cards.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = load_yaml(path, what="fault cards")
     if not isinstance(data, dict):
         raise ConfigError("must be a mapping of fault type to card", file=path)
     for t in FaultType:
@@ -111,7 +110,7 @@ def extraction_questions() -> dict[str, dict[str, str]]:
         ConfigError: A type without questions (names the file and the type).
     """
     path = FAULTS_DIR / "extraction.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = load_yaml(path, what="extraction questions")
     if not isinstance(data, dict):
         raise ConfigError("must be a mapping of fault type to questions", file=path)
     out: dict[str, dict[str, str]] = {}

@@ -28,6 +28,7 @@ from core.llm.openai_http import sampling_params
 from core.llm.types import LLMResponse, ModelSpec, ToolCall, Usage
 from core.model.base import Strict, canonical_json
 from core.model.bounds import fits_stored_cap
+from core.model.redaction import redact
 from core.store.schema import LLM_CACHE_DDL
 
 CACHE_SCHEMA = LLM_CACHE_DDL
@@ -58,8 +59,8 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def storable(text: str) -> str:
-    """``text`` with lone surrogates replaced by U+FFFD (SQLite stores UTF-8 only)."""
-    return _SURROGATE.sub("\ufffd", text)
+    """``text`` redacted of secrets, lone surrogates replaced by U+FFFD (SQLite: UTF-8 only)."""
+    return redact(_SURROGATE.sub("\ufffd", text))
 
 
 class CacheEntry(Strict):

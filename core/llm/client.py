@@ -34,10 +34,12 @@ from typing import Any, NamedTuple
 from core.errors import ConfigError, LLMError
 from core.llm import ledger as cost_ledger
 from core.llm import openai_http
+from core.llm.budget import reserve_for
 from core.llm.cache import ResponseCache, request_payload
 from core.llm.env import load_litellm, provider_key_var
 from core.llm.models import current_config, resolve_spec
 from core.llm.openai_http import ProviderBadReply, ProviderFailure, direct_eligible
+from core.llm.reply_limits import check_reply
 from core.llm.secrets import known_secrets, redact
 from core.llm.types import (
     ChatMessage,
@@ -615,7 +617,11 @@ class LLMClient:
             self._stats.provider_calls += 1
 
     def _clean(self, resp: LLMResponse) -> LLMResponse:
-        """The reply with any known key redacted (a provider may echo it in a completion)."""
+        """The reply with any known key redacted (a provider may echo it in a completion).
+
+        An oversized text or unbelievable usage is a provider fault (reply_limits).
+        """
+        check_reply(resp.text, resp.usage.prompt_tokens, resp.usage.completion_tokens)
         text = self._redact(resp.text)
         return resp if text == resp.text else resp.model_copy(update={"text": text})
 
@@ -781,9 +787,11 @@ class LLMClient:
             assert pending.result is not None
             return self._shared(pending.result, started)
         try:
-            resp = self._provider_call(
-                msgs, tools, params, request, key, streamed, on_delta, started
-            )
+            with reserve_for(self._spec, msgs, params) as claim:  # --max-cost, before the call
+                resp = self._provider_call(
+                    msgs, tools, params, request, key, streamed, on_delta, started
+                )
+                claim.actual = resp.cost_usd
             pending.result = resp
             return resp
         except BaseException as exc:
@@ -823,9 +831,11 @@ class LLMClient:
         fut: asyncio.Future[LLMResponse] = loop.create_future()
         self._ainflight[slot] = fut
         try:
-            resp = await self._aprovider_call(
-                msgs, tools, params, request, key, streamed, on_delta, started
-            )
+            with reserve_for(self._spec, msgs, params) as claim:  # --max-cost, before the call
+                resp = await self._aprovider_call(
+                    msgs, tools, params, request, key, streamed, on_delta, started
+                )
+                claim.actual = resp.cost_usd
             fut.set_result(resp)
             return resp
         except BaseException as exc:

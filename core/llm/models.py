@@ -92,17 +92,14 @@ def load_models(path: Path | str) -> ModelsFile:
     Raises:
         ConfigError: One line naming the file and the field.
     """
-    import yaml
+    from core.model.bounds import load_yaml
 
     p = Path(path)
     if not p.is_file():
         raise ConfigError("models file not found (or not a file)", file=p)
     if p.stat().st_size > MAX_MODELS_FILE_BYTES:
         raise ConfigError(f"larger than {MAX_MODELS_FILE_BYTES} bytes", file=p)
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"not valid YAML: {str(exc).splitlines()[0]}", file=p) from None
+    data = load_yaml(p, max_bytes=MAX_MODELS_FILE_BYTES, what="models file")
     if data is None:
         data = {}
     if not isinstance(data, dict):

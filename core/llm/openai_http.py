@@ -308,7 +308,9 @@ async def apost(where: Endpoint, body: bytes) -> dict[str, Any]:
             timeout=aiohttp.ClientTimeout(total=where.timeout_s),
             proxy=_proxy_for(where.url, _proxy_env()),
         ) as resp:
-            raw = await resp.read()
+            from core.llm.reply_limits import aread_capped
+
+            raw = await aread_capped(resp)  # a body over the cap is never read whole
             if resp.status >= 400:
                 raise _http_failure(resp.status, raw, resp.headers.get("retry-after"))
     except TimeoutError:
@@ -350,17 +352,20 @@ def post(where: Endpoint, body: bytes) -> dict[str, Any]:
     """
     import httpx
 
+    from core.llm.reply_limits import read_capped
+
     try:
-        resp = _sync_client().post(
-            where.url, content=body, headers=where.headers, timeout=where.timeout_s
-        )
+        with _sync_client().stream(
+            "POST", where.url, content=body, headers=where.headers, timeout=where.timeout_s
+        ) as resp:
+            content = read_capped(resp)  # a body over the cap is never read whole
     except httpx.TimeoutException:
         raise ProviderTimeout(where.timeout_s) from None
     except httpx.HTTPError as exc:
         raise ProviderConnectionError(exc) from None
     if resp.status_code >= 400:
-        raise _http_failure(resp.status_code, resp.content, resp.headers.get("retry-after"))
-    return _decode(resp.content)
+        raise _http_failure(resp.status_code, content, resp.headers.get("retry-after"))
+    return _decode(content)
 
 
 # -- replies and prices ------------------------------------------------------------------------

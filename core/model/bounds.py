@@ -276,13 +276,21 @@ def load_yaml(path: Path, *, max_bytes: int = MAX_SMALL_FILE_BYTES, what: str = 
     Raises:
         ConfigError: Naming the file and what is wrong.
     """
-    text = read_text(path, max_bytes=max_bytes, what=what)
+    return parse_yaml(read_text(path, max_bytes=max_bytes, what=what), file=path)
+
+
+def parse_yaml(text: str, *, file: Path | str) -> Any:
+    """Parse YAML text without anchors or aliases (every YAML the project reads comes here).
+
+    Raises:
+        ConfigError: Naming ``file``: invalid YAML, an alias, or nesting too deep.
+    """
     try:
         return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
-        raise ConfigError(f"invalid YAML: {' '.join(str(exc).split())}", file=path) from None
+        raise ConfigError(f"invalid YAML: {' '.join(str(exc).split())}", file=file) from None
     except RecursionError:
-        raise ConfigError("YAML nested too deeply to read", file=path) from None
+        raise ConfigError("YAML nested too deeply to read", file=file) from None
 
 
 # ---------------------------------------------------------------------------------- stored text

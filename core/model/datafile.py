@@ -10,26 +10,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from core.errors import ConfigError, pydantic_error_to_config_error
+from core.model.bounds import load_yaml
 
 M = TypeVar("M", bound=BaseModel)
 
 
 def read_yaml(path: Path) -> Any:
-    """The parsed YAML of ``path``.
+    """The parsed YAML of ``path`` (size-capped, no anchors or aliases: :func:`load_yaml`).
 
     Raises:
         ConfigError: The file is missing or not valid YAML.
     """
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise ConfigError("file is missing", file=path) from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"not valid YAML: {exc}", file=path) from exc
+    if not path.is_file():
+        raise ConfigError("file is missing", file=path)
+    return load_yaml(path)
 
 
 def read_yaml_model(path: Path, model: type[M]) -> M:

@@ -142,6 +142,17 @@ class UserView(Strict):
         description="A person plays the user and the agent's proposal was rejected: their "
         "reaction is awaited.",
     )
+    pending_turn: int | None = Field(
+        default=None,
+        description="While a reply is awaited: the turn of the question (or rejected proposal) "
+        "it answers.",
+    )
+    pending_prompt: int | None = Field(
+        default=None,
+        description="While a reply is awaited: which prompt of the episode it answers (questions "
+        "plus rejections so far; grows with every new prompt). A reply sent with an older "
+        "number comes from a stale tab and is refused.",
+    )
     unmet: tuple[str, ...] = Field(
         default=(),
         description="While a reaction is awaited: what the rejected proposal gets wrong, in "

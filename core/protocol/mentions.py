@@ -44,12 +44,9 @@ KINDS_FILE = DATA_DIR / "protocol" / "value_kinds.yaml"
 
 def _load_kinds() -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
     """Read :data:`KINDS_FILE` (ConfigError naming the file and field when malformed)."""
-    import yaml
+    from core.model.bounds import load_yaml
 
-    try:
-        data = yaml.safe_load(KINDS_FILE.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot read value kinds: {exc}", file=KINDS_FILE) from None
+    data = load_yaml(KINDS_FILE, what="value kinds")
     vocab = data.get("vocabularies") if isinstance(data, dict) else None
     syn = data.get("synonyms") if isinstance(data, dict) else None
     if not isinstance(vocab, dict) or not isinstance(syn, dict):

@@ -108,11 +108,18 @@ def user_view(
         pending_question=state.pending_question,
         pending_asked=state.pending_asked,
         pending_reaction=state.pending_reaction,
+        pending_turn=state.turn if state.phase == "awaiting_user" else None,
+        pending_prompt=prompt_number(state) if state.phase == "awaiting_user" else None,
         unmet=_unmet(state, world, session),
         transcript=tuple(state.transcript),
         ended=state.ended,
         outcome=state.outcome,
     )
+
+
+def prompt_number(state: EpisodeState) -> int:
+    """Which prompt a reply answers: every question and every rejection is a new one."""
+    return state.questions + state.rejections
 
 
 def _unmet(state: EpisodeState, world: HostWorld, session: EnvSession | None) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from core.llm.budget import CostBudget, spend_limit
 from core.model.run import EpisodeKey, RunOptions
 from core.runner.bookkeeping import (
     STATUS_BUDGET,
@@ -29,6 +30,9 @@ from core.runner.bookkeeping import (
 )
 from core.runner.plan import SampleSource
 from core.runner.units import EpisodeRecord, play_llm_unit
+
+BUDGET_HALT = "the cost limit"
+"""How a :class:`~core.llm.budget.BudgetExhausted` halt begins (see :func:`halt_status`)."""
 
 LLM_EPISODES_PER_PROCESS = 16
 """An LLM sweep uses another process per this many concurrent episodes (up to the CPUs)."""
@@ -55,11 +59,30 @@ def llm_processes(options: RunOptions, n_units: int, client_given: Any = None) -
     return max(1, min(cpus, options.concurrency // LLM_EPISODES_PER_PROCESS, n_units))
 
 
+def halt_status(records: Sequence[EpisodeRecord]) -> str:
+    """The sweep status a halted episode means: the cost limit, or an unavailable provider."""
+    budget = any(r.halt.startswith(BUDGET_HALT) for r in records if r.halt)
+    return STATUS_BUDGET if budget else STATUS_PAUSED
+
+
 def run_llm(sw: Sweep, client: Any = None) -> str:
-    """Play an LLM sweep's units (one event loop, several processes or Ray); return a status."""
+    """Play an LLM sweep's units (one event loop, several processes or Ray); return a status.
+
+    With ``--max-cost`` every provider call reserves its estimated cost first
+    (:mod:`core.llm.budget`), shared by the forked workers, so concurrency cannot overshoot the
+    limit by more than one call's estimate.
+    """
     if sw.options.backend == "ray":
         return _run_llm_ray(sw, client)
     procs = llm_processes(sw.options, len(sw.units), client)
+    limit = sw.options.max_cost_usd
+    budget = CostBudget(limit, sw.prog.cost, shared=procs > 1) if limit is not None else None
+    with spend_limit(budget):
+        return _run_llm_local(sw, client, procs)
+
+
+def _run_llm_local(sw: Sweep, client: Any, procs: int) -> str:
+    """:func:`run_llm` in this process or forked ones (inside the sweep's spend limit)."""
     if client is None:
         from core.llm import make_client
 
@@ -134,7 +157,7 @@ async def _llm_main(sw: Sweep, client: Any, source: SampleSource) -> str:
         if options.max_cost_usd is not None and spent["usd"] > options.max_cost_usd:
             status["value"] = status["value"] or STATUS_BUDGET
         if any(r.halt for r in records):
-            status["value"] = status["value"] or STATUS_PAUSED
+            status["value"] = status["value"] or halt_status(records)
 
     flush_task = asyncio.create_task(flusher())
     try:
@@ -223,7 +246,7 @@ def _run_llm_pool(sw: Sweep, client: Any, source: SampleSource, procs: int) -> s
                 if options.max_cost_usd is not None and spent > options.max_cost_usd:
                     status = status or STATUS_BUDGET
                 if any(r.halt for r in recs):
-                    status = status or STATUS_PAUSED
+                    status = status or halt_status(recs)
             elif kind == "end":
                 running -= 1
                 if payload:
@@ -365,7 +388,7 @@ def _run_llm_ray(sw: Sweep, client: Any) -> str:
                 if options.max_cost_usd is not None and spent > options.max_cost_usd:
                     status = status or STATUS_BUDGET
                 if any(r.halt for r in recs):
-                    status = status or STATUS_PAUSED
+                    status = status or halt_status(recs)
             writer.maybe_flush()
             if not status and prog.cancelled():
                 status = STATUS_CANCELLED

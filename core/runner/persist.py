@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from core.model.episode import Outcome
+from core.model.redaction import redact
 from core.model.run import EpisodeKey
 from core.runner.units import EpisodeRecord, key_id
 from core.store import Store, utcnow
@@ -52,15 +53,17 @@ def write_records(store: Store, records: Sequence[EpisodeRecord]) -> None:
                 k.method,
                 rec.persona_id or k.persona,
                 k.seed,
-                rec.header_json,
+                redact(rec.header_json),
                 rec.outcome,
                 len(rec.events_json),
-                json.dumps(summary),
+                redact(json.dumps(summary)),
                 now,
                 now,
             )
         )
-        events.extend((eid, seq, kind, turn, body) for seq, kind, turn, body in rec.events_json)
+        events.extend(
+            (eid, seq, kind, turn, redact(body)) for seq, kind, turn, body in rec.events_json
+        )
     with store.transaction() as conn:
         conn.executemany(_EPISODE_SQL, episodes)
         conn.executemany(_EVENT_SQL, events)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -307,31 +308,65 @@ def check_worlds(
     return len(by_ref) + (1 if legacy else 0)
 
 
-def plan_keys(source: SampleSource, spec: RunSpec) -> list[EpisodeKey]:
-    """Every episode of a spec, in a deterministic order.
+def plan_size(source: SampleSource, spec: RunSpec) -> int:
+    """How many episodes a spec plans, counted without generating them."""
+    per_sample = len(spec.personas) * len(spec.seeds) * len(spec.methods)
+    return sum(len(select_samples(source, spec, b)) * per_sample for b in spec.benchmarks)
+
+
+def check_plan_size(source: SampleSource, spec: RunSpec) -> int:
+    """The plan's size, refused before any work when over ``DRIFTBENCH_MAX_RUN_EPISODES``.
+
+    Raises:
+        ConfigError: One line with the count, the limit and how to change either.
+    """
+    from core.settings import env_name, settings
+
+    n = plan_size(source, spec)
+    limit = settings().max_run_episodes
+    if n > limit:
+        raise ConfigError(
+            f"this run plans {n:,} episodes ({len(spec.benchmarks)} benchmark(s) × "
+            f"{len(spec.methods)} method(s) × {len(spec.personas)} persona(s) × "
+            f"{len(spec.seeds)} seed(s) × their samples), more than {limit:,} "
+            f"({env_name('max_run_episodes')}); use fewer --seeds/--method/--persona or "
+            "--limit, or raise the limit",
+            field="--seeds",
+        )
+    return n
+
+
+def iter_plan_keys(source: SampleSource, spec: RunSpec) -> Iterator[EpisodeKey]:
+    """Every episode of a spec, generated lazily in a deterministic order.
 
     Order: benchmark, persona, seed, method, sample — so that A3's episodes of one unit
     (benchmark × persona × seed) form a contiguous, ordered block (its generations).
     """
     run_id = spec.run_id()
-    keys: list[EpisodeKey] = []
     for b in spec.benchmarks:
         ids = select_samples(source, spec, b)
         for p in spec.personas:
             for seed in spec.seeds:
                 for m in spec.methods:
                     for sid in ids:
-                        keys.append(
-                            EpisodeKey(
-                                run_id=run_id,
-                                benchmark=b,
-                                sample_id=sid,
-                                method=m,
-                                persona=p,
-                                seed=seed,
-                            )
+                        yield EpisodeKey(
+                            run_id=run_id,
+                            benchmark=b,
+                            sample_id=sid,
+                            method=m,
+                            persona=p,
+                            seed=seed,
                         )
-    return keys
+
+
+def plan_keys(source: SampleSource, spec: RunSpec) -> list[EpisodeKey]:
+    """Every episode of a spec as a list (checked against the plan bound first).
+
+    Raises:
+        ConfigError: The plan is larger than ``DRIFTBENCH_MAX_RUN_EPISODES``.
+    """
+    check_plan_size(source, spec)
+    return list(iter_plan_keys(source, spec))
 
 
 def validate_spec(store: Store | None, spec: RunSpec) -> None:
@@ -392,6 +427,7 @@ def validate_spec(store: Store | None, spec: RunSpec) -> None:
                 field=field,
             )
         check_worlds(source, b, ids, spec.source_for(b), spec.split)
+    check_plan_size(source, spec)
 
 
 def named_spec(store: Store, spec: RunSpec) -> RunSpec:

@@ -180,6 +180,7 @@ def progress(store: Store, run: str) -> dict[str, Any]:
     r = store.get_run(run)
     total = int(r["total"]) or 1
     r["status"] = sweep_status(store.path, r)
+    r["completed"], r["errors"] = store.run_counts(r["run_id"])  # stored, not the counters
     return {**r, "fraction": (int(r["completed"]) + int(r["errors"])) / total}
 
 
@@ -191,5 +192,7 @@ def request_cancel(store: Store, run: str) -> None:
 
 
 def iter_keys(spec: RunSpec, store: Store | None) -> Iterable[EpisodeKey]:
-    """Every episode key of a spec (deterministic order)."""
-    return plan_keys(SampleSource(store), spec)
+    """Every episode key of a spec (deterministic order), generated lazily."""
+    from core.runner.plan import iter_plan_keys
+
+    return iter_plan_keys(SampleSource(store), spec)

@@ -31,6 +31,7 @@ from core.construction.worlds import WorldLoader
 from core.engine import episode
 from core.engine.eventlog import InMemoryEventLog
 from core.errors import LLMError
+from core.llm.budget import BudgetExhausted
 from core.llm.client import ProviderUnavailable
 from core.llm.ledger import CostLedger, as_role, recording
 from core.llm.types import ChatModel
@@ -360,7 +361,7 @@ async def play_llm_unit(
                 )
                 await drive.arun()
             exc = drive.failure
-            if isinstance(exc, ProviderUnavailable):
+            if isinstance(exc, ProviderUnavailable | BudgetExhausted):
                 halted = str(exc)
             elif isinstance(exc, LLMError) and exc.retryable and attempt + 1 < max_attempts:
                 await asyncio.sleep(backoff_s * (2**attempt))

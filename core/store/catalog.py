@@ -20,6 +20,9 @@ class CatalogRepo(StoreBase):
     ) -> tuple[int, int]:
         """Insert (or replace) intent graphs and samples in one transaction.
 
+        A graph or sample already stored as ``bundled`` keeps that provenance: building the
+        same graph again (same id, same content) never relabels a bundled one as ``built``.
+
         Args:
             graphs: ``IntentGraph`` models.
             samples: ``Sample`` models.
@@ -30,7 +33,11 @@ class CatalogRepo(StoreBase):
         """
         with self.transaction() as conn:
             conn.executemany(
-                "INSERT OR REPLACE INTO graphs VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO graphs VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(graph_id) DO UPDATE "
+                "SET benchmark=excluded.benchmark, env_id=excluded.env_id, "
+                "root_intent_id=excluded.root_intent_id, source=excluded.source, "
+                "body=excluded.body WHERE graphs.source != 'bundled' "
+                "OR excluded.source = 'bundled'",
                 [
                     (
                         g.graph_id,
@@ -44,7 +51,11 @@ class CatalogRepo(StoreBase):
                 ],
             )
             conn.executemany(
-                "INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sample_id) DO "
+                "UPDATE SET benchmark=excluded.benchmark, graph_id=excluded.graph_id, "
+                "fault_types=excluded.fault_types, k=excluded.k, split=excluded.split, "
+                "source=excluded.source, body=excluded.body WHERE samples.source != 'bundled' "
+                "OR excluded.source = 'bundled'",
                 [
                     (
                         s.sample_id,

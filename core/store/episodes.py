@@ -1,5 +1,8 @@
 """Episodes and their append-only event logs: the ``episodes`` and ``events`` tables.
 
+Every header, event body and summary passes :func:`core.model.redaction.redact` on its way in,
+so no known key (nor a fragment of one, nor a credential-shaped string) is ever stored.
+
 :class:`EpisodesRepo` implements :class:`core.engine.eventlog.EventLog` over SQLite: a header row
 per episode, events appended in one transaction each with a ``seq`` that must continue the
 stored sequence exactly (triggers reject UPDATE and DELETE on ``events``).
@@ -12,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.errors import NotFoundError
+from core.model.redaction import redact
 from core.store.connection import StoreBase, StoreError, utcnow
 
 
@@ -34,7 +38,7 @@ class EpisodesRepo(StoreBase):
                     header.persona_id,
                     header.seed,
                     getattr(header, "parent_episode_id", None),
-                    header.model_dump_json(),
+                    redact(header.model_dump_json()),
                     utcnow(),
                 ),
             )
@@ -56,7 +60,7 @@ class EpisodesRepo(StoreBase):
                     raise StoreError(
                         f"episode {episode_id}: event seq {ev.seq} does not continue at {n + i}"
                     )
-                rows.append((episode_id, ev.seq, ev.kind, ev.turn, ev.model_dump_json()))
+                rows.append((episode_id, ev.seq, ev.kind, ev.turn, redact(ev.model_dump_json())))
             conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?)", rows)
             conn.execute(
                 "UPDATE episodes SET n_events=? WHERE episode_id=?", (n + len(rows), episode_id)
@@ -99,7 +103,7 @@ class EpisodesRepo(StoreBase):
                 "WHERE episode_id=?",
                 (
                     str(getattr(outcome, "value", outcome)),
-                    json.dumps(summary),
+                    redact(json.dumps(summary)),
                     utcnow(),
                     episode_id,
                 ),

@@ -42,6 +42,23 @@ class RunsRepo(StoreBase):
         with self.transaction() as conn:
             conn.execute(f"UPDATE runs SET {', '.join(sets)} WHERE run_id=?", (*args, run_id))
 
+    def run_counts(self, run_id: str) -> tuple[int, int]:
+        """(completed, errors) of a run counted from its stored episodes, not its counters.
+
+        The run row's counters are written every half second, so a killed sweep leaves them
+        behind what is stored; these counts are what a resume will see. An episode cell
+        (benchmark, sample, method, persona, seed) counts as completed when any of its attempts
+        ended with a scored outcome, as an error when every ended attempt was an ERROR.
+        """
+        row = self.conn.execute(
+            "SELECT COALESCE(SUM(ok > 0), 0), COALESCE(SUM(ok = 0 AND bad > 0), 0) FROM ("
+            "SELECT SUM(status = 'ended' AND outcome != 'ERROR') AS ok, "
+            "SUM(status = 'ended' AND outcome = 'ERROR') AS bad FROM episodes "
+            "WHERE run_id=? GROUP BY benchmark, sample_id, method, persona_id, seed)",
+            (run_id,),
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
     def get_run(self, run_or_name: str) -> dict[str, Any]:
         """Return a run row by id or name."""
         cur = self.conn.execute(

@@ -26,7 +26,7 @@ import base64
 import getpass
 import hashlib
 import hmac
-import json
+import ipaddress
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -34,11 +34,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import Field, ValidationError
 
 from core.errors import ConfigError, pydantic_error_to_config_error
 from core.model.base import Strict
+from core.model.bounds import parse_yaml, read_text
+from core.model.reading import SMALL, loads_bounded
 
 Role = Literal["annotator", "researcher", "admin"]
 
@@ -57,7 +58,7 @@ PAGE_MIN_ROLE: dict[str, Role] = {
     "runs": "researcher",
     "agreement": "researcher",
     "sessions": "researcher",
-    "data": "researcher",
+    "data": "admin",
 }
 """The least privileged role that may open each page."""
 
@@ -104,16 +105,11 @@ def verify_password(password: str, encoded: str) -> bool:
 
 def load_credentials(path: Path) -> Credentials:
     """Load and validate a credentials file (ConfigError naming file and field)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read credentials: {exc.strerror}", file=path) from exc
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(
-            f"not valid {path.suffix.lstrip('.') or 'YAML'}: {exc}", file=path
-        ) from exc
+    text = read_text(path, what="credentials file")  # 1 MiB, UTF-8, no NUL bytes
+    if path.suffix == ".json":
+        data = loads_bounded(text, SMALL, path)
+    else:
+        data = parse_yaml(text, file=path)  # no anchors or aliases
     try:
         creds = Credentials.model_validate(data)
     except ValidationError as exc:
@@ -133,6 +129,41 @@ def authenticate(creds: Credentials, user: str, password: str) -> Role | None:
         verify_password(password, hash_password("timing-equaliser", salt=b"0" * 16))
         return None
     return account.role if verify_password(password, account.password) else None
+
+
+def account_binding_of(creds: Credentials | None, user: str) -> str | None:
+    """The current binding of ``user`` in ``creds`` (None when the account is gone)."""
+    from core.studio.session_token import account_binding
+
+    account = creds.users.get(user) if creds is not None else None
+    return account_binding(account.password, account.role) if account is not None else None
+
+
+def session_account(
+    token: str | None,
+    creds: Credentials | None,
+    secret: bytes,
+    *,
+    revoked: Callable[[str], bool] = lambda _nonce: False,
+    now: float | None = None,
+) -> tuple[str, Role] | None:
+    """Who a sign-in token belongs to *now*, checked against the current credentials file.
+
+    The studio calls this on every page run of a signed-in session, so a removed account, a
+    changed password or role (the token's credential version no longer matches), an expired or
+    a revoked token ends the sign-in at once, in every open tab.
+
+    Returns:
+        ``(user name, current role)``, or None when the sign-in is over.
+    """
+    from core.studio.session_token import verify
+
+    if not token or creds is None:
+        return None
+    claims = verify(token, secret, lambda u: account_binding_of(creds, u), revoked=revoked, now=now)
+    if claims is None:
+        return None
+    return claims.user, creds.users[claims.user].role
 
 
 def allowed(role: str, page: str) -> bool:
@@ -170,6 +201,33 @@ def _header(headers: Mapping[str, str], name: str) -> str | None:
     return None
 
 
+def peer_is_trusted(peer: str | None, trusted_proxies: Sequence[str]) -> bool:
+    """Whether a connection from ``peer`` may carry identity headers (no proxy secret set).
+
+    Loopback (``None``, ``127.0.0.0/8``, ``::1``, ``::ffff:127.0.0.1``) is a proxy on the same
+    host; besides it, every address or network (``10.0.0.0/8``) of ``trusted_proxies``.
+    """
+    if peer is None:
+        return True
+    try:
+        addr = ipaddress.ip_address(peer.strip().strip("[]"))
+    except ValueError:
+        return peer in trusted_proxies
+    mapped = getattr(addr, "ipv4_mapped", None)
+    if addr.is_loopback or (mapped is not None and mapped.is_loopback):
+        return True
+    for entry in trusted_proxies:
+        try:
+            if addr in ipaddress.ip_network(entry.strip(), strict=False):
+                return True
+            if mapped is not None and mapped in ipaddress.ip_network(entry.strip(), strict=False):
+                return True
+        except ValueError:
+            if entry.strip() == peer:
+                return True
+    return False
+
+
 def header_identity(
     headers: Mapping[str, str],
     peer: str | None,
@@ -200,7 +258,7 @@ def header_identity(
             return HeaderDecision(
                 refusal="This request did not come through the studio's authenticating proxy."
             )
-    elif peer is not None and peer not in trusted_proxies:
+    elif not peer_is_trusted(peer, trusted_proxies):
         return HeaderDecision(
             refusal=(
                 "Identity headers are accepted only from the authenticating proxy; this "

@@ -21,3 +21,24 @@ def import_world(kind: str, domain: str | None, src: Path, store: Store) -> dict
     from core.envs.webshop import import_webshop
 
     return dict(import_webshop(src, store))
+
+
+def import_upload(kind: str, domain: str | None, name: str, data: bytes, store: Store) -> Any:
+    """Stage an uploaded ZIP, import it as :func:`import_world` does, and remove the staging.
+
+    Raises:
+        ConfigError: A refused archive or malformed files; the staged copy is removed anyway.
+    """
+    from core.studio.uploads import staged
+
+    with staged(name, data) as src:
+        return import_world(kind, domain, src, store)
+
+
+def import_sessions_upload(store: Store, name: str, data: bytes, *, partial: bool) -> Any:
+    """Stage an uploaded sessions file, import it, and remove the staged copy."""
+    from core.studies.sessions.store import import_sessions
+    from core.studio.uploads import staged
+
+    with staged(name, data) as src:
+        return import_sessions(store, src, partial=partial)

@@ -534,6 +534,8 @@ def run_rows(store: Store) -> list[RunRow]:
             status = effective_status(
                 store.path, {"run_id": run_id, "status": status, "updated_at": updated}
             )
+        if kind != "imported":  # what is stored, not the throttled counters (a kill loses them)
+            completed, errors = store.run_counts(run_id)
         t = int(total)
         done = int(completed) + int(errors)
         rate, eta = progress_rate(

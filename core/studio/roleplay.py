@@ -473,17 +473,34 @@ def reply(
     disclosed: Sequence[str] = (),
     *,
     client: Any = None,
+    answers: int | None = None,
 ) -> UserView:
-    """Record the human user's reply, then let the agent act until it waits again."""
+    """Record the human user's reply, then let the agent act until it waits again.
+
+    ``answers`` is the ``pending_prompt`` of the view the person replied to: a reply typed in
+    a stale second tab names an older prompt and is refused (reload), never stored as the
+    answer to the next question.
+    """
     if not text.strip():
         raise ConfigError("the reply is empty", field="text")
-    episode.respond(log, episode_id, text, disclosed, world_loader=_loader(log, episode_id))
+    episode.respond(
+        log,
+        episode_id,
+        text,
+        disclosed,
+        world_loader=_loader(log, episode_id),
+        answers=answers,
+    )
     return advance(log, episode_id, client=client)
 
 
-def let_simulator_reply(log: EventLog, episode_id: str, *, client: Any = None) -> UserView:
+def let_simulator_reply(
+    log: EventLog, episode_id: str, *, client: Any = None, answers: int | None = None
+) -> UserView:
     """The person asks the simulated user to write this one reply (recorded as such)."""
-    episode.respond_for_human(log, episode_id, world_loader=_loader(log, episode_id))
+    episode.respond_for_human(
+        log, episode_id, world_loader=_loader(log, episode_id), answers=answers
+    )
     return advance(log, episode_id, client=client)
 
 

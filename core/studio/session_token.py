@@ -5,8 +5,10 @@ A Streamlit session ends on every reload, deep link or new tab, so the sign-in c
 browser keeps it in a cookie, and every new session sends it back (``st.context.cookies``):
 
 ``v1.<payload>.<mac>`` where ``payload`` is base64url JSON ``{"u": user, "iat": issued,
-"exp": expires, "n": nonce}`` and ``mac`` is HMAC-SHA256 over ``v1.<payload>`` and the
-account's *binding* (a digest of its stored password hash and role). So a token
+"exp": expires, "n": nonce, "cv": credential version}`` and ``mac`` is HMAC-SHA256 over
+``v1.<payload>`` and the account's *binding* (a digest of its stored password hash and role);
+the credential version is a short digest of that binding. The studio re-verifies the token on
+**every page run** (not only when a session starts), so a token
 
 * cannot be forged or edited without the server-side secret;
 * stops working when it expires, when the account is removed, when its password or role
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import ConfigError
+from core.model.reading import SMALL, load_json
 from core.settings import env_name
 
 VERSION = "v1"
@@ -62,6 +65,12 @@ class Claims:
     issued_at: int
     expires_at: int
     nonce: str
+    credential_version: str = ""
+
+
+def credential_version(binding: str) -> str:
+    """The account's credential version a token carries (changes with the password or role)."""
+    return hashlib.sha256(f"cv\x00{binding}".encode()).hexdigest()[:16]
 
 
 def _b64(data: bytes) -> str:
@@ -102,8 +111,20 @@ def issue(
         (token, its claims).
     """
     t = int(time.time() if now is None else now)
-    claims = Claims(user=user, issued_at=t, expires_at=t + int(ttl_s), nonce=secrets.token_hex(12))
-    body = {"u": claims.user, "iat": claims.issued_at, "exp": claims.expires_at, "n": claims.nonce}
+    claims = Claims(
+        user=user,
+        issued_at=t,
+        expires_at=t + int(ttl_s),
+        nonce=secrets.token_hex(12),
+        credential_version=credential_version(binding),
+    )
+    body = {
+        "u": claims.user,
+        "iat": claims.issued_at,
+        "exp": claims.expires_at,
+        "n": claims.nonce,
+        "cv": claims.credential_version,
+    }
     payload = _b64(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode())
     signed = f"{VERSION}.{payload}"
     return f"{signed}.{_b64(_mac(secret, signed, binding))}", claims
@@ -142,22 +163,24 @@ def verify(
     if not isinstance(body, dict):
         return None
     user, iat, exp, nonce = body.get("u"), body.get("iat"), body.get("exp"), body.get("n")
+    version = body.get("cv")
     if not (
         isinstance(user, str)
         and isinstance(nonce, str)
         and isinstance(iat, int)
         and isinstance(exp, int)
+        and isinstance(version, str)
     ):
         return None
     binding = binding_of(user)
-    if binding is None:
-        return None
+    if binding is None or not hmac.compare_digest(version, credential_version(binding)):
+        return None  # removed, or its password or role changed since the token was issued
     if not hmac.compare_digest(mac, _mac(secret, f"{parts[0]}.{parts[1]}", binding)):
         return None
     t = time.time() if now is None else now
     if exp <= t or iat > t + CLOCK_SKEW_S or revoked(nonce):
         return None
-    return Claims(user=user, issued_at=iat, expires_at=exp, nonce=nonce)
+    return Claims(user=user, issued_at=iat, expires_at=exp, nonce=nonce, credential_version=version)
 
 
 def load_secret(configured: str | None, path: Path) -> bytes:
@@ -224,8 +247,8 @@ class Revocations:
         if mtime == self._mtime:
             return
         try:
-            data = json.loads(self._path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = load_json(self._path, SMALL)  # bounded: a huge or deep file is ignored
+        except (OSError, ValueError, ConfigError):
             return
         if isinstance(data, dict):
             self._until.update(

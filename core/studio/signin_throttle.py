@@ -1,9 +1,10 @@
 """Slowing down password guessing: failed sign-ins per account lock it for a growing while.
 
 PBKDF2 makes each guess cost about a tenth of a second; without a limit, a script could still
-try every word of a dictionary against an annotator's account. After :data:`FREE_FAILURES`
-failed attempts on one user name within :data:`WINDOW_S`, that name is locked for
-:data:`FIRST_LOCK_S`, doubling with each further failure up to :data:`MAX_LOCK_S`. A successful
+try every word of a dictionary against an annotator's account. The :data:`FREE_FAILURES`-th
+failed attempt on one user name within :data:`WINDOW_S` locks that name for
+:data:`FIRST_LOCK_S` (so a 6th guess is never checked), doubling with each further failure up
+to :data:`MAX_LOCK_S`. A successful
 sign-in clears the record. The lock is per user name (known or not, so the answer never tells
 which names exist), kept in memory for the life of the studio process.
 """
@@ -16,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 FREE_FAILURES = 5
-"""Failed attempts allowed within the window before the name is locked."""
+"""Failed attempts within the window; the last of them locks the name (README: "after 5")."""
 WINDOW_S = 15 * 60.0
 """Failures older than this are forgotten."""
 FIRST_LOCK_S = 30.0
@@ -65,7 +66,7 @@ class SignInThrottle:
             rec = self._records.pop(key, None) or _Record(failures=[])
             self._records[key] = rec  # re-inserted: most recently used last
             rec.failures = [t for t in rec.failures if now - t < WINDOW_S] + [now]
-            over = len(rec.failures) - FREE_FAILURES
+            over = len(rec.failures) - FREE_FAILURES + 1
             lock = min(MAX_LOCK_S, FIRST_LOCK_S * 2.0 ** (over - 1)) if over > 0 else 0.0
             rec.locked_until = now + lock if lock else rec.locked_until
             while len(self._records) > MAX_TRACKED:

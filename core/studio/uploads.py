@@ -9,11 +9,15 @@ and unpacked under ``$DRIFTBENCH_HOME/uploads/<id>/`` with every member checked 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
+import secrets
 import shutil
+import time
 import zipfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from core.errors import ConfigError
@@ -24,7 +28,13 @@ MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 """Largest accepted upload (matches ``server.maxUploadSize`` in .streamlit/config.toml)."""
 
 MAX_UNPACKED_BYTES = 1024 * 1024 * 1024
-"""Largest total size a ZIP upload may unpack to."""
+"""Largest total size a ZIP upload may unpack to (counted while unpacking, not declared)."""
+
+MAX_ARCHIVE_MEMBERS = 10_000
+"""Most members a ZIP upload may hold (a WebShop or τ² folder has a handful)."""
+
+STAGED_MAX_AGE_S = 24 * 3600.0
+"""Staged uploads older than this are removed (an import removes its own at once)."""
 
 
 def allowed_roots() -> list[Path]:
@@ -53,6 +63,59 @@ def resolve_import_path(raw: str | Path) -> Path:
     return path
 
 
+def uploads_dir() -> Path:
+    """Where uploads are staged (``$DRIFTBENCH_HOME/uploads``)."""
+    return home_dir() / "uploads"
+
+
+def clean_stale_uploads(max_age_s: float = STAGED_MAX_AGE_S, now: float | None = None) -> int:
+    """Remove staged uploads older than ``max_age_s`` (a day by default); return how many.
+
+    Called whenever something is staged, so abandoned uploads never pile up.
+    """
+    root = uploads_dir()
+    if not root.is_dir():
+        return 0
+    t = time.time() if now is None else now
+    removed = 0
+    for entry in root.iterdir():
+        try:
+            age = t - entry.lstat().st_mtime
+        except OSError:
+            continue
+        if age <= max_age_s:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+        removed += 1
+    return removed
+
+
+def discard_upload(path: Path) -> None:
+    """Remove a staged upload after its import (its own folder under the uploads folder)."""
+    root = uploads_dir().resolve()
+    target = path.resolve()
+    if root not in target.parents:
+        return  # not a staged upload (a server path): never removed
+    top = root / target.relative_to(root).parts[0]
+    if top.is_dir():
+        shutil.rmtree(top, ignore_errors=True)
+    else:
+        top.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def staged(name: str, data: bytes) -> Iterator[Path]:
+    """Stage an upload for the length of an import, then remove it (whatever happens)."""
+    path = stage_upload(name, data)
+    try:
+        yield path
+    finally:
+        discard_upload(path)
+
+
 def stage_upload(name: str, data: bytes) -> Path:
     """Store an uploaded file under ``$DRIFTBENCH_HOME/uploads`` and return its path.
 
@@ -63,8 +126,9 @@ def stage_upload(name: str, data: bytes) -> Path:
     """
     if len(data) > MAX_UPLOAD_BYTES:
         raise ConfigError(f"upload is larger than {MAX_UPLOAD_BYTES // 2**20} MB", file=name)
+    clean_stale_uploads()
     digest = hashlib.sha256(data).hexdigest()[:16]
-    target = home_dir() / "uploads" / digest
+    target = uploads_dir() / f"{digest}-{secrets.token_hex(4)}"
     safe_name = Path(name.replace("\\", "/")).name.strip()
     if safe_name in ("", ".", ".."):
         safe_name = "upload"
@@ -78,12 +142,18 @@ def stage_upload(name: str, data: bytes) -> Path:
     except zipfile.BadZipFile as exc:
         raise ConfigError("not a valid ZIP archive", file=name) from exc
     with archive:
-        total = sum(info.file_size for info in archive.infolist())
+        infos = archive.infolist()
+        if len(infos) > MAX_ARCHIVE_MEMBERS:
+            raise ConfigError(
+                f"archive has {len(infos):,} members; the limit is {MAX_ARCHIVE_MEMBERS:,}",
+                file=name,
+            )
+        total = sum(info.file_size for info in infos)
         if total > MAX_UNPACKED_BYTES:
             raise ConfigError("archive unpacks to more than 1 GB", file=name)
         target.mkdir(parents=True, exist_ok=True)
         root = target.resolve()
-        for info in archive.infolist():
+        for info in infos:
             dest = (root / info.filename).resolve()
             if root not in dest.parents and dest != root:
                 raise ConfigError(
@@ -91,11 +161,47 @@ def stage_upload(name: str, data: bytes) -> Path:
                 )
         member = ""
         try:
-            for info in archive.infolist():
+            written = 0
+            for info in infos:
                 member = info.filename
-                archive.extract(info, root)
+                written += _extract(archive, info, root, MAX_UNPACKED_BYTES - written, name)
+        except ConfigError:
+            shutil.rmtree(root, ignore_errors=True)
+            raise
         except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, OSError) as exc:
             shutil.rmtree(root, ignore_errors=True)  # never leave half an archive behind
             raise ConfigError(f"corrupt archive member: {exc}", file=name, field=member) from exc
     entries = [p for p in root.iterdir() if not p.name.startswith(("__MACOSX", "."))]
     return entries[0] if len(entries) == 1 and entries[0].is_dir() else root
+
+
+def _extract(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, root: Path, budget: int, name: str
+) -> int:
+    """Unpack one member, counting the bytes really written (a lying header cannot pass).
+
+    Returns:
+        The bytes written.
+
+    Raises:
+        ConfigError: The archive would unpack to more than :data:`MAX_UNPACKED_BYTES`.
+    """
+    dest = (root / info.filename).resolve()
+    if info.is_dir():
+        dest.mkdir(parents=True, exist_ok=True)
+        return 0
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    written = 0
+    with archive.open(info) as src, dest.open("wb") as out:
+        while True:
+            chunk = src.read(1 << 20)
+            if not chunk:
+                return written
+            written += len(chunk)
+            if written > budget:
+                raise ConfigError(
+                    f"archive unpacks to more than {MAX_UNPACKED_BYTES // 2**30} GB",
+                    file=name,
+                    field=info.filename,
+                )
+            out.write(chunk)

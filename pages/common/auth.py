@@ -25,7 +25,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from core.studio.auth import Credentials, authenticate, header_identity, load_credentials
+from core.studio.auth import (
+    Credentials,
+    authenticate,
+    header_identity,
+    load_credentials,
+    session_account,
+)
 from core.studio.env import StudioEnv, studio_env
 from core.studio.session_token import (
     COOKIE_NAME,
@@ -42,6 +48,7 @@ from core.studio.signin_throttle import SignInThrottle
 
 _STATE_USER = "auth_user"
 _STATE_CLAIMS = "auth_claims"
+_STATE_TOKEN = "auth_token"
 _STATE_SET_COOKIE = "auth_set_cookie"
 _STATE_CLEAR_COOKIE = "auth_clear_cookie"
 _STATE_REFUSAL = "auth_refusal"
@@ -65,8 +72,8 @@ def auth_mode() -> str:
     return settings().auth
 
 
-@st.cache_resource(show_spinner=False)
-def _credentials(path: str, mtime: float) -> Credentials:
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _credentials(path: str, version: tuple[int, int, int]) -> Credentials:
     return load_credentials(Path(path))
 
 
@@ -91,7 +98,8 @@ def credentials() -> Credentials | None:
     path = settings().credentials
     if path is None or not path.exists():
         return None
-    return _credentials(str(path), path.stat().st_mtime)
+    st_ = path.stat()  # any rewrite (mtime, size or a replaced file) is read again
+    return _credentials(str(path), (st_.st_mtime_ns, st_.st_size, st_.st_ino))
 
 
 def _role_from_file(name: str, default: str = "annotator") -> str:
@@ -124,42 +132,52 @@ def _binding(name: str) -> str | None:
     return account_binding(account.password, account.role) if account else None
 
 
+def _account_of(env: StudioEnv, token: str | None) -> tuple[str, str] | None:
+    """Who ``token`` signs in *now* (credentials file re-read when it changed)."""
+    return session_account(
+        token,
+        credentials(),
+        _secret(env.session_secret, str(env.session_secret_file)),
+        revoked=_revocations(str(env.revocations_file)).is_revoked,
+    )
+
+
 def _session_from_cookie(env: StudioEnv) -> User | None:
     token = request_cookies().get(COOKIE_NAME)
-    if not token:
+    account = _account_of(env, token)
+    if account is None or token is None:
         return None
-    revocations = _revocations(str(env.revocations_file))
+    user = User(name=account[0], role=account[1])
+    st.session_state[_STATE_USER] = {"name": user.name, "role": user.role}
+    st.session_state[_STATE_TOKEN] = token
     claims = verify(
         token,
         _secret(env.session_secret, str(env.session_secret_file)),
         _binding,
-        revoked=revocations.is_revoked,
     )
-    if claims is None:
-        return None
-    user = User(name=claims.user, role=_role_from_file(claims.user))
-    st.session_state[_STATE_USER] = {"name": user.name, "role": user.role}
-    st.session_state[_STATE_CLAIMS] = claims
+    if claims is not None:
+        st.session_state[_STATE_CLAIMS] = claims
     return user
 
 
-def _password_user(env: StudioEnv) -> User | None:
-    data = st.session_state.get(_STATE_USER)
-    if data:
-        claims = st.session_state.get(_STATE_CLAIMS)
-        if isinstance(claims, Claims):
-            import time
+def _end_session() -> None:
+    for key in (_STATE_USER, _STATE_CLAIMS, _STATE_TOKEN, _STATE_SET_COOKIE):
+        st.session_state.pop(key, None)
+    st.session_state[_STATE_CLEAR_COOKIE] = True
 
-            gone = claims.expires_at <= time.time() or _revocations(
-                str(env.revocations_file)
-            ).is_revoked(claims.nonce)
-            if gone or _binding(claims.user) is None:  # expired, signed out elsewhere, removed
-                st.session_state.pop(_STATE_USER, None)
-                st.session_state.pop(_STATE_CLAIMS, None)
-                return None
-        return User(**data)
+
+def _password_user(env: StudioEnv) -> User | None:
+    if st.session_state.get(_STATE_USER):
+        # every page run checks the token again: a removed account, a password or role
+        # change, expiry or a sign-out in another tab ends this sign-in now
+        account = _account_of(env, st.session_state.get(_STATE_TOKEN))
+        if account is None:
+            _end_session()
+            return None
+        st.session_state[_STATE_USER] = {"name": account[0], "role": account[1]}
+        return User(name=account[0], role=account[1])
     if st.session_state.get(_STATE_CLEAR_COOKIE):
-        return None  # just signed out: the old cookie of this session's request is dead
+        return None  # signed out (or ended): the old cookie of this session's request is dead
     return _session_from_cookie(env)
 
 
@@ -224,6 +242,7 @@ def _signed_in(name: str, role: str) -> None:
         ttl_s=env.session_ttl_s,
     )
     st.session_state[_STATE_CLAIMS] = claims
+    st.session_state[_STATE_TOKEN] = token
     st.session_state[_STATE_SET_COOKIE] = token
 
 
@@ -276,6 +295,4 @@ def logout() -> None:
     claims = st.session_state.pop(_STATE_CLAIMS, None)
     if isinstance(claims, Claims):
         _revocations(str(settings().revocations_file)).revoke(claims)
-    st.session_state.pop(_STATE_USER, None)
-    st.session_state.pop(_STATE_SET_COOKIE, None)
-    st.session_state[_STATE_CLEAR_COOKIE] = True
+    _end_session()

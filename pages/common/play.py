@@ -19,6 +19,7 @@ from core.model.actions import EnvOp
 from core.model.episode import TranscriptEntry
 from core.model.world import EnvAction, ToolSpec
 from core.studio.choices import load_personas, offered_benchmarks
+from core.studio.links import link_id, link_int
 from core.studio.markdown import md_escape
 from core.studio.plays import Access, open_play
 from core.studio.roleplay import PLAY_BENCHMARKS, arg_fields, build_args, sample_choices
@@ -72,21 +73,21 @@ class Setup:
 def seed_from_query(prefix: str) -> None:
     """Pre-fill the set-up widgets from ``?benchmark=…&sample=…&persona=…&seed=…`` once."""
     qp = st.query_params
-    bench = qp.get("benchmark")
+    bench = link_id(qp.get("benchmark"))
     if (
         bench in offered_benchmarks(PLAY_BENCHMARKS)
         and f"{prefix}_benchmark" not in st.session_state
     ):
         st.session_state[f"{prefix}_benchmark"] = bench
-        sample = qp.get("sample")
+        sample = link_id(qp.get("sample"))
         if sample:
             st.session_state[f"{prefix}_sample_{bench}"] = sample
-    persona = qp.get("persona")
+    persona = link_id(qp.get("persona"))
     if persona and f"{prefix}_persona" not in st.session_state:
         st.session_state[f"{prefix}_persona"] = persona
-    seed = qp.get("seed")
-    if seed and seed.isdigit() and f"{prefix}_seed" not in st.session_state:
-        st.session_state[f"{prefix}_seed"] = int(seed)
+    seed = link_int(qp.get("seed"), hi=2**31 - 1)
+    if seed is not None and f"{prefix}_seed" not in st.session_state:
+        st.session_state[f"{prefix}_seed"] = seed
 
 
 @st.cache_data(ttl=30, show_spinner=False)
@@ -144,7 +145,11 @@ def resolve_episode(
     sentence and a way to start a new episode; the page then stops.
     """
     eid = st.session_state.get(state_key)
-    from_url = st.query_params.get("episode")
+    raw = st.query_params.get("episode")
+    from_url = link_id(raw)
+    if raw and from_url is None:
+        st.error("No such episode: the link's episode id is not valid.")
+        st.stop()
     wanted = from_url if from_url and from_url != eid else eid
     if wanted is None:
         return None

@@ -53,6 +53,7 @@ def test_each_variable_is_read(clean_env: pytest.MonkeyPatch, tmp_path: Path) ->
         "DRIFTBENCH_TRUSTED_PROXIES": "10.0.0.1, 10.0.0.2",
         "DRIFTBENCH_PLAY_EXPIRY_HOURS": "2",
         "DRIFTBENCH_PLAY_INTERPRETER": "openai/r@http://127.0.0.1:9/v1",
+        "DRIFTBENCH_MAX_RUN_EPISODES": "1234",
     }
     assert set(values) == set(ENV_NAMES)
     for k, v in values.items():
@@ -69,6 +70,7 @@ def test_each_variable_is_read(clean_env: pytest.MonkeyPatch, tmp_path: Path) ->
     assert s.session_secret == "s" * 40 and s.session_hours == 6.0
     assert s.proxy_secret == "p" * 40 and s.trusted_proxies == ("10.0.0.1", "10.0.0.2")
     assert s.play_expiry_hours == 2.0 and s.play_interpreter == "openai/r@http://127.0.0.1:9/v1"
+    assert s.max_run_episodes == 1234
 
 
 def test_home_expands_the_user_folder(clean_env: pytest.MonkeyPatch) -> None:

@@ -123,13 +123,18 @@ def test_annotate_password_mode_uses_signed_in_name(
 ) -> None:
     make_study(study_store, n=2)
     creds = tmp_path / "users.json"
-    creds.write_text(
-        json.dumps({"users": {"ann2": {"role": "annotator", "password": hash_password("pw")}}})
-    )
+    hashed = hash_password("pw")
+    creds.write_text(json.dumps({"users": {"ann2": {"role": "annotator", "password": hashed}}}))
     monkeypatch.setenv("DRIFTBENCH_AUTH", "password")
     monkeypatch.setenv("DRIFTBENCH_CREDENTIALS", str(creds))
+    monkeypatch.setenv("DRIFTBENCH_SESSION_SECRET", "s" * 40)
+    from core.studio.session_token import account_binding, issue
+
+    # a signed-in session holds its token: every page run checks it against the credentials
+    token, _ = issue("ann2", account_binding(hashed, "annotator"), b"s" * 40)
     at = AppTest.from_file(PAGE, default_timeout=30)
     at.session_state["auth_user"] = {"name": "ann2", "role": "annotator"}
+    at.session_state["auth_token"] = token
     at.run()
     assert not at.exception
     assert not [s for s in at.selectbox if s.key == "ann-as"]

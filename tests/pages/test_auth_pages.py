@@ -45,12 +45,12 @@ def test_repeated_wrong_passwords_lock_the_name(tmp_path, monkeypatch) -> None:
     try:
         at = AppTest.from_file(APP, default_timeout=30).run()
         at.text_input(key="login-name").input("target")
-        for _ in range(FREE_FAILURES):
+        for _ in range(FREE_FAILURES - 1):
             at.text_input(key="login-password").input("guess")
             at.button[0].click().run()
             assert [e.value for e in at.error] == ["Unknown user name or wrong password."]
         at.text_input(key="login-password").input("guess")
-        at.button[0].click().run()
+        at.button[0].click().run()  # the 5th failure locks (README: "after 5 failed sign-ins")
         assert f"locked for {FIRST_LOCK_S:.0f} s" in at.error[0].value
         # while locked, even the right password is not checked
         at.text_input(key="login-password").input("pw")

@@ -24,7 +24,7 @@ from core.envs.tau2.schema import COLLECTIONS, collection_adapter
 from core.envs.tau2.tasks import Task
 from core.envs.tau2.toolkit import Toolkit
 from core.errors import ConfigError
-from core.model.bounds import json_problem
+from core.model.reading import DOCUMENT, load_json
 
 DOMAINS: dict[str, type[Toolkit]] = {"retail": RetailTools, "airline": AirlineTools}
 """Tool table of each supported domain."""
@@ -48,24 +48,11 @@ def _loc(prefix: str, loc: tuple[Any, ...]) -> str:
     return ".".join(parts)
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a valid JSON number (a price or amount must be finite)")
-
-
 def _read_json(path: Path) -> Any:
+    """A τ² file through the bounded reader (depth, values, size; NaN and 1e999 refused)."""
     if not path.is_file():
         raise ConfigError("file is missing", file=path)
-    try:
-        with path.open("rb") as fh:
-            return json.load(fh, parse_constant=_no_constant)  # NaN/Infinity are not JSON
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", file=path
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read: {exc}", file=path) from None
-    except (RecursionError, ValueError) as exc:  # too deep, or an integer over 4300 digits
-        raise ConfigError(json_problem(exc) or f"invalid JSON: {exc}", file=path) from None
+    return load_json(path, DOCUMENT)
 
 
 def type_db(domain: str, raw: Any, file: str | Path) -> dict[str, dict[str, Any]]:

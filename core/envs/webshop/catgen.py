@@ -33,6 +33,7 @@ from typing import Any, TextIO
 from core.envs.webshop.vocab import OPENERS, ClusterSpec
 from core.envs.webshop.vocab_home import HOME_CLUSTERS
 from core.envs.webshop.vocab_personal import PERSONAL_CLUSTERS
+from core.errors import ConfigError
 
 CLUSTERS: tuple[ClusterSpec, ...] = HOME_CLUSTERS + PERSONAL_CLUSTERS
 _B36 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -192,6 +193,15 @@ def _write_dict(fh: TextIO, items: Iterator[tuple[str, Any]]) -> None:
     fh.write("\n}\n")
 
 
+CATALOGUE_FILES = (
+    "items_shuffle.json",
+    "items_ins_v2.json",
+    "items_human_ins.json",
+    "human_goals.json",
+)
+"""The files :func:`write_catalogue` creates (never over an existing one)."""
+
+
 def write_catalogue(
     products: int,
     out: Path,
@@ -211,10 +221,17 @@ def write_catalogue(
 
     Raises:
         ValueError: ``products`` < 1.
+        ConfigError: ``out`` already holds one of the four files (nothing is ever replaced:
+            the CLI only writes into a new or empty folder).
     """
     if products < 1:
         raise ValueError("a catalogue needs at least one product")
     out.mkdir(parents=True, exist_ok=True)
+    for name in CATALOGUE_FILES:
+        if (out / name).exists() or (out / name).is_symlink():
+            raise ConfigError(
+                f"already holds {name}; a catalogue is written into a new folder", file=out
+            )
     stride = human_stride(products)
     human_texts: list[str] = []
 
@@ -225,7 +242,7 @@ def write_catalogue(
             yield _Product(i, seed).raw()
 
     # each file is regenerated from the per-product seed, so nothing is held in memory
-    with (out / "items_shuffle.json").open("w", encoding="utf-8") as fh:
+    with (out / "items_shuffle.json").open("x", encoding="utf-8") as fh:
         _write_list(fh, items())
 
     def ins() -> Iterator[tuple[str, Any]]:
@@ -234,7 +251,7 @@ def write_catalogue(
             p.raw()
             yield p.asin, p.ins_v2()
 
-    with (out / "items_ins_v2.json").open("w", encoding="utf-8") as fh:
+    with (out / "items_ins_v2.json").open("x", encoding="utf-8") as fh:
         _write_dict(fh, ins())
 
     def human() -> Iterator[tuple[str, Any]]:
@@ -246,10 +263,11 @@ def write_catalogue(
             human_texts.extend(r["instruction"].strip(".") for r in records)
             yield p.asin, records
 
-    with (out / "items_human_ins.json").open("w", encoding="utf-8") as fh:
+    with (out / "items_human_ins.json").open("x", encoding="utf-8") as fh:
         _write_dict(fh, human())
     random.Random(seed).shuffle(human_texts)
-    (out / "human_goals.json").write_text(json.dumps(human_texts, indent=1), encoding="utf-8")
+    with (out / "human_goals.json").open("x", encoding="utf-8") as fh:
+        fh.write(json.dumps(human_texts, indent=1))
     if progress is not None:
         progress(products)
     files = sorted(out.glob("*.json"))

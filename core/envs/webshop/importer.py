@@ -27,6 +27,7 @@ pick); MTurk worker and assignment ids are not kept; reviews/ratings are not imp
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import shutil
 import tempfile
@@ -45,7 +46,7 @@ GOAL_SHUFFLE_SEED = 233
 
 
 class _Loose(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)  # 1e999 names its field
 
 
 class RawOption(_Loose):
@@ -112,6 +113,7 @@ def parse_pricing(pricing: str | list[float | str] | None) -> tuple[float, str]:
                 values.append(float(v))
             except ValueError:
                 continue
+    values = [v for v in values if math.isfinite(v)]  # a 400-digit "price" is not a price
     if not values:
         return 100.0, "$100.0"
     if len(values) == 1:
@@ -231,7 +233,8 @@ def import_webshop(
 
     Returns:
         ``{"products", "goals", "clusters", "world_id", "test_goals", "human_goals_matched",
-        "storage", "resumed", "seconds"}``.
+        "storage", "resumed", "seconds", "already_imported"}`` (``already_imported``: the store
+        already held exactly this world; nothing was written).
 
     Raises:
         ConfigError: naming the file and field of the first problem.
@@ -250,28 +253,37 @@ def import_webshop(
         "resumed": got["resumed"],
         "seconds": got["seconds"],
     }
-    if got["products"] <= INLINE_MAX:
-        payload = payload_from_catalogue(db, src)
-        world_id = content_hash(payload)
-        shutil.rmtree(db.parent, ignore_errors=True)
-        storage = "inline"
-    else:
-        payload = {
-            "format": DB_FORMAT,
-            "path": str(db),
-            "content_hash": got["content_hash"],
-            "name": src.name,
-            "source": str(src),
-            **summary,
-        }
-        world_id = "ws-" + got["content_hash"][:40]
-        storage = str(db)
-    store.put_world(
-        benchmark="webshop",
-        world_id=world_id,
-        name=src.name,
-        source=str(src),
-        payload=payload,
-        summary=summary,
-    )
+    world_id, already = "", False
+    try:
+        if got["products"] <= INLINE_MAX:
+            payload = payload_from_catalogue(db, src)
+            world_id = content_hash(payload)
+            shutil.rmtree(db.parent, ignore_errors=True)
+            storage = "inline"
+        else:
+            payload = {
+                "format": DB_FORMAT,
+                "path": str(db),
+                "content_hash": got["content_hash"],
+                "name": src.name,
+                "source": str(src),
+                **summary,
+            }
+            world_id = "ws-" + got["content_hash"][:40]
+            storage = str(db)
+        already = store.get_world(world_id) is not None
+        if not already:
+            store.put_world(
+                benchmark="webshop",
+                world_id=world_id,
+                name=src.name,
+                source=str(src),
+                payload=payload,
+                summary=summary,
+            )
+    except Exception:  # never leave a catalogue file that no stored world points at
+        if not world_id or store.get_world(world_id) is None:
+            shutil.rmtree(db.parent, ignore_errors=True)
+        raise
+    extra["already_imported"] = already
     return {**summary, "world_id": world_id, **extra, "storage": storage}

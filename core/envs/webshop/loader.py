@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
-import json
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +9,7 @@ from pydantic import ValidationError
 
 from core.envs.webshop.models import WorldPayload
 from core.errors import ConfigError, pydantic_error_to_config_error
+from core.model.reading import DOCUMENT, load_json
 from core.paths import DATA_DIR
 
 BUNDLED_DIR = DATA_DIR / "webshop"
@@ -22,23 +20,8 @@ WORLD_FILES = ("world.json.gz", "world.json")
 
 
 def read_json_file(path: Path) -> Any:
-    """Read JSON (optionally gzip-compressed), raising ConfigError naming the file."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"cannot read file: {exc.strerror or exc}", file=path) from exc
-    try:
-        if path.suffix == ".gz" or raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        return json.loads(raw.decode("utf-8"))
-    except (OSError, EOFError, zlib.error) as exc:
-        raise ConfigError(f"not a valid gzip file: {exc}", file=path) from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"not UTF-8 text: {exc}", file=path) from exc
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=path
-        ) from exc
+    """Read JSON (optionally gzip) through the bounded reader; ConfigError names the file."""
+    return load_json(path, DOCUMENT)
 
 
 def validate_payload(data: Any, file: str | Path) -> WorldPayload:

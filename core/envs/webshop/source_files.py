@@ -10,19 +10,19 @@ catalogue file is :mod:`core.envs.webshop.stream`.
 
 from __future__ import annotations
 
-import gzip
 import json
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import Any, TextIO
 
 import ijson
 from pydantic import TypeAdapter, ValidationError
 
 from core.envs.webshop.importer import _pick
 from core.errors import ConfigError, pydantic_error_to_config_error
+from core.model.reading import RECORDS, open_bounded
 
 
 class Progress:
@@ -63,37 +63,11 @@ class Progress:
         self.out.flush()
 
 
-class _Counting:
-    """A binary reader that counts the bytes read from the underlying file."""
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        self.raw = raw
-        self.pos = 0
-        self.lines = 1
-
-    def read(self, n: int = -1) -> bytes:
-        data = self.raw.read(n)
-        self.pos += len(data)
-        self.lines += data.count(b"\n")
-        return data
-
-
-def _open(path: Path) -> tuple[IO[bytes], _Counting, IO[bytes]]:
-    """(reader for ijson, byte counter of the file on disk, file to close)."""
-    fh = path.open("rb")
-    counter = _Counting(fh)
-    head = fh.read(2)
-    fh.seek(0)
-    if path.suffix == ".gz" or head == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=counter, mode="rb"), counter, fh  # type: ignore[call-overload]
-    return counter, counter, fh  # type: ignore[return-value]
-
-
 def _first_char(path: Path) -> str:
-    fh, _, close = _open(path)
+    reader, close = open_bounded(path, RECORDS)
     try:
         while True:
-            chunk = fh.read(64)
+            chunk = reader.raw.read(64)
             if not chunk:
                 return ""
             text = chunk.lstrip()
@@ -110,32 +84,36 @@ def read_records(
 ) -> Iterator[tuple[int, Any]]:
     """Yield ``(position, record)`` of a JSON list (``kind='list'``) or ``(key, value)`` pairs.
 
+    The file is read through :class:`core.model.reading.BoundedReader` (``RECORDS`` limits:
+    depth, values per record, string length, file size), checked chunk by chunk before ijson
+    builds anything from it.
+
     Raises:
-        ConfigError: the top level has the wrong type, or the JSON/gzip is broken (naming the
-            record after which it broke).
+        ConfigError: the top level has the wrong type, a limit is broken, or the JSON/gzip is
+            broken (naming the record after which it broke).
     """
     want = "[" if kind == "list" else "{"
     first = _first_char(path)
     if first != want:
         what = "list of products" if kind == "list" else "object keyed by asin"
         raise ConfigError(f"expected a JSON {what} at the top level", file=path)
-    fh, counter, close = _open(path)
+    reader, close = open_bounded(path, RECORDS)
     i = -1
     try:
         it = (
-            ijson.items(fh, "item", use_float=True)
+            ijson.items(reader, "item", use_float=True)
             if kind == "list"
-            else ijson.kvitems(fh, "", use_float=True)
+            else ijson.kvitems(reader, "", use_float=True)
         )
         for i, rec in enumerate(it):
             if i >= skip:
                 yield i, rec
             if progress is not None and i % 500 == 0:
-                progress.update(counter.pos, i + 1)
+                progress.update(close.tell(), i + 1)
     except ijson.JSONError as exc:
         why = " ".join(str(exc).splitlines()[:1]).strip() or type(exc).__name__
         raise ConfigError(
-            f"invalid JSON near line {counter.lines} (byte {counter.pos:,}), after record "
+            f"invalid JSON near line {reader.lines} (byte {reader.pos:,}), after record "
             f"{i + 1}: {why}",
             file=path,
         ) from exc
@@ -146,7 +124,7 @@ def read_records(
     finally:
         close.close()
     if progress is not None:
-        progress.update(counter.pos, i + 1, final=True)
+        progress.update(progress.total, i + 1, final=True)
 
 
 def validate_record(model: Any, obj: Any, file: Path, where: str) -> Any:
@@ -177,8 +155,9 @@ class Sources:
         items = _pick(src, ("items_shuffle_1000.json", "items_shuffle.json"), "items_shuffle*.json")
         if items is None:
             extra = (
-                "; human_goals.json holds instruction text only — goals are built from it once "
-                "the product catalogue (items_shuffle*.json, items_ins_v2*.json) is here too"
+                "; human_goals.json alone holds instruction text only, no products (give the "
+                "folder of WebShop's product files; `driftbench env catalogue --out NEW_FOLDER` "
+                "writes a synthetic catalogue into a new, empty folder)"
                 if (src / "human_goals.json").is_file()
                 else ""
             )

@@ -21,9 +21,11 @@ WebShop's ``load_products`` / ``get_human_goals`` (see :mod:`core.envs.webshop.i
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import itertools
 import json
+import os
 import random
 import sqlite3
 import time
@@ -425,8 +427,58 @@ def import_catalogue(
             file is removed.
     """
     sources = Sources(src)
-    t0 = time.monotonic()
     db_path.parent.mkdir(parents=True, exist_ok=True)
+    with _ImportLock(db_path, src):
+        return _import_locked(sources, db_path, progress, out, stop_after)
+
+
+class _ImportLock:
+    """One import of a source folder at a time (an exclusive ``flock`` beside the catalogue).
+
+    A second import of the same folder while the first runs used to write into the same
+    catalogue file and fail with ``UNIQUE constraint failed: products.rid``; now it says that
+    the folder is being imported.
+    """
+
+    def __init__(self, db_path: Path, src: Path) -> None:
+        self.path = db_path.parent.with_name(f".{db_path.parent.name}.lock")
+        self.src = src
+        self.fd: int | None = None
+
+    def __enter__(self) -> _ImportLock:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            owner = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+            os.close(fd)
+            raise ConfigError(
+                "this folder is being imported right now"
+                + (f" (process {owner})" if owner else "")
+                + "; wait for that import to finish, then run it again to see the result",
+                file=self.src,
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self.fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = None
+
+
+def _import_locked(
+    sources: Sources,
+    db_path: Path,
+    progress: bool,
+    out: TextIO | None,
+    stop_after: Callable[[str], bool] | None,
+) -> dict[str, Any]:
+    """:func:`import_catalogue` once this process holds the folder's import lock."""
+    t0 = time.monotonic()
     fp = sources.fingerprint()
     resumed = False
     if db_path.exists():
@@ -473,7 +525,7 @@ def import_catalogue(
         }
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         conn.execute("PRAGMA journal_mode=DELETE")
-    except ConfigError:
+    except Exception:  # any failure but a kill: no partial catalogue stays behind
         conn.close()
         _remove(db_path)
         try:

@@ -10,9 +10,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from core.errors import ConfigError
+from core.model.bounds import load_yaml
 from core.model.persona import Persona
 from core.paths import DATA_DIR
 from core.protocol.rng import draw, pick
@@ -43,10 +42,7 @@ LINE_KINDS = (
 
 
 def _read(path: Path) -> dict[str, list[str]]:
-    try:
-        raw: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot read voice file: {exc}", file=path) from exc
+    raw: Any = load_yaml(path, what="voice file")
     if not isinstance(raw, dict):
         raise ConfigError("a voice file must be a mapping", file=path)
     out: dict[str, list[str]] = {}

@@ -11,6 +11,7 @@ from pydantic import Field
 
 from core.errors import NotFoundError
 from core.model.base import Strict
+from core.model.redaction import redact
 from core.store import Store, utcnow
 from core.studies.schema import ensure_study_schema
 from core.studies.sessions.format import LineError, SessionRecord, read_sessions_file
@@ -54,7 +55,7 @@ def put_sessions(store: Store, records: Sequence[SessionRecord], *, source: str)
     now = utcnow()
     with store.transaction() as conn:
         for rec in records:
-            body = rec.model_dump_json()
+            body = redact(rec.model_dump_json())  # a pasted key never reaches the store
             old = conn.execute(
                 "SELECT body FROM sessions WHERE session_id=?", (rec.session_id,)
             ).fetchone()
@@ -72,7 +73,7 @@ def put_sessions(store: Store, records: Sequence[SessionRecord], *, source: str)
                     rec.n_user_turns,
                     rec.n_tool_calls,
                     rec.score,
-                    json.dumps(rec.metadata, ensure_ascii=False, default=str),
+                    redact(json.dumps(rec.metadata, ensure_ascii=False, default=str)),
                     now,
                 ),
             )
@@ -146,7 +147,16 @@ def put_judgments(store: Store, judgments: Sequence[SessionJudgment]) -> None:
         conn.executemany(
             "INSERT OR REPLACE INTO session_judgments(session_id, judge, value, raw, created_at) "
             "VALUES (?,?,?,?,?)",
-            [(j.session_id, j.judge, j.model_dump_json(), j.raw, now) for j in judgments],
+            [
+                (
+                    j.session_id,
+                    j.judge,
+                    redact(j.model_dump_json()),
+                    redact(j.raw) if j.raw else j.raw,
+                    now,
+                )
+                for j in judgments
+            ],
         )
 
 

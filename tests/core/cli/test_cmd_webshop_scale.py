@@ -38,7 +38,7 @@ def test_catalogue_then_import_inline(tmp_path: Path, capsys: pytest.CaptureFixt
     # the progress bar goes to stderr without --json
     assert main(["--store", str(store), "import", "webshop", "--from", str(src)]) == 0
     captured = capsys.readouterr()
-    assert "imported 400 products" in captured.out
+    assert "already imported" in captured.out and "400 products" in captured.out
     assert "products" in captured.err and "ETA" in captured.err and "/s" in captured.err
 
 

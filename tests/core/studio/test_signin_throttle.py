@@ -24,10 +24,11 @@ class Clock:
         return self.now
 
 
-def test_free_failures_then_doubling_locks_then_success_clears() -> None:
+def test_the_5th_failure_locks_then_doubling_locks_then_success_clears() -> None:
     clock = Clock()
     t = SignInThrottle(clock)
-    for _ in range(FREE_FAILURES):
+    assert FREE_FAILURES == 5  # the README: "after 5 failed sign-ins"
+    for _ in range(FREE_FAILURES - 1):
         assert t.failed("ann") == 0.0 and t.retry_after("ann") == 0.0
     assert t.failed("ann") == FIRST_LOCK_S
     assert t.retry_after("ann") == FIRST_LOCK_S
@@ -43,7 +44,7 @@ def test_free_failures_then_doubling_locks_then_success_clears() -> None:
 def test_old_failures_are_forgotten() -> None:
     clock = Clock()
     t = SignInThrottle(clock)
-    for _ in range(FREE_FAILURES):
+    for _ in range(FREE_FAILURES - 1):
         t.failed("ann")
     clock.now += WINDOW_S + 1
     assert t.failed("ann") == 0.0
@@ -51,7 +52,7 @@ def test_old_failures_are_forgotten() -> None:
 
 def test_unknown_names_are_locked_like_known_ones() -> None:
     t = SignInThrottle(Clock())
-    for _ in range(FREE_FAILURES + 1):
+    for _ in range(FREE_FAILURES):
         lock = t.failed("no-such-user")
     assert lock == FIRST_LOCK_S
 
@@ -64,7 +65,7 @@ def test_locks_are_bounded_and_never_come_early(gaps: list[float]) -> None:
         clock.now += gap
         lock = t.failed("ann")
         assert 0.0 <= lock <= MAX_LOCK_S
-        if i < FREE_FAILURES:
+        if i < FREE_FAILURES - 1:
             assert lock == 0.0
         assert t.retry_after("ann") <= MAX_LOCK_S
 

@@ -153,6 +153,9 @@ class FakeStore:
     def put_world(self, **kw: Any) -> None:
         self.calls.append(kw)
 
+    def get_world(self, world_id: str) -> object | None:
+        return next((c for c in self.calls if c["world_id"] == world_id), None)
+
 
 def test_import_webshop_stores_one_world(tmp_path: Path) -> None:
     store = FakeStore()

@@ -355,7 +355,7 @@ def test_instructions_without_catalogue_explain_what_is_missing(tmp_path: Path) 
     folder = tmp_path / "only_goals"
     folder.mkdir()
     (folder / "human_goals.json").write_text('["i need socks"]')
-    with pytest.raises(ConfigError, match="human_goals.json holds instruction text only"):
+    with pytest.raises(ConfigError, match="human_goals.json alone holds instruction text only"):
         import_catalogue(folder, tmp_path / "x.sqlite", progress=False)
 
 
