@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from core.cli import _validate as V
@@ -67,12 +66,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """Plan, (estimate,) run and report."""
     from core.model.run import RunOptions
+    from core.runner.paper_report import REPORT_MARKER
     from core.runner.reproduce import estimate, make_plan, run_plan, validate_plan
+    from core.store.outputs import check_output_dir
 
     apply_model_flags(args)
     models = [m.strip() for m in (args.model or ["symbolic"]) if m.strip()]
     plan = make_plan(models, _csv(args.benchmarks), args.seeds, args.limit, name=args.name)
     store = open_store(args)
+    out = check_output_dir(args.out or "report", store_path=store.path, reuse_marker=REPORT_MARKER)
     episodes = validate_plan(store, plan)
     quiet = bool(args.json) or not show_progress()
     options = RunOptions(
@@ -107,7 +109,6 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     runs = run_plan(store, plan, options, say=say)
     from core.runner.paper_report import write_report
 
-    out = Path(args.out).expanduser() if args.out else Path("report")
     files = write_report(store, plan, out, runs, est)
     payload: dict[str, Any] = {
         "runs": runs,

@@ -47,6 +47,10 @@ details, as in the paper's main grid)."""
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
 
 
+REPORT_MARKER = ".driftbench-report"
+"""The file that marks a folder ``reproduce`` wrote (so a rerun may write into it again)."""
+
+
 def _frame(store: Store, spec_run_id: str, **extra: Any) -> pd.DataFrame:
     frame = grip_frame(store, [spec_run_id])
     for k, v in extra.items():
@@ -306,6 +310,10 @@ def write_report(
     tdir, fdir = out / "tables", out / "figures"
     tdir.mkdir(parents=True, exist_ok=True)
     fdir.mkdir(parents=True, exist_ok=True)
+    (out / REPORT_MARKER).write_text(
+        "A report folder written by `driftbench reproduce`; running it again rewrites it.\n",
+        encoding="utf-8",
+    )
     written_tables: list[str] = []
     tabs = tables(store, plan)
     for t in tabs:

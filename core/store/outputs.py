@@ -167,8 +167,17 @@ def check_output_dir(
     store_path: Path | None = None,
     inputs: Iterable[Path | str] = (),
     field: str = "--out",
+    reuse_marker: str | None = None,
 ) -> Path:
     """The checked output folder ``path``: new, or existing and empty.
+
+    Args:
+        path: The folder the command wants to write into.
+        store_path: The store the command uses (always protected).
+        inputs: Further input folders of this command.
+        field: The flag named in the error.
+        reuse_marker: A file name that marks a folder this command wrote before (a resumable
+            report folder): a non-empty folder holding it may be written again.
 
     Raises:
         ConfigError: Naming ``field``: a file, a folder with anything in it, or a protected
@@ -187,7 +196,7 @@ def check_output_dir(
             raise ConfigError(
                 f"{shown}: cannot list the folder ({exc.strerror})", field=field
             ) from None
-        if first is not None:
+        if first is not None and not (reuse_marker and (target / reuse_marker).is_file()):
             raise ConfigError(
                 f"{shown} is not empty (it holds {first.name}); give a new or empty folder",
                 field=field,
