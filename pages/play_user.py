@@ -76,7 +76,9 @@ if eid is None:
             + (f" and persona ({item.persona})" if item.persona else "")
             + ". You role-play the customer; type every message yourself."
         )
-        start_study_item(KEY, "play_user", item, play.start_user_play, store, user.name)
+        start_study_item(
+            KEY, "play_user", item, play.start_user_play, store, user.name, **item.start_args()
+        )
         st.stop()
     st.caption(
         "You role-play a customer. You see your persona and your private goal; the agent sees "
@@ -84,7 +86,7 @@ if eid is None:
         "before you send, the page shows what the agent will learn from them. Your goal may "
         "change silently — a banner tells you when."
     )
-    setup = setup_controls("play_user", store)
+    setup = setup_controls("play_user", store, person=user.name, strict=strict)
     c1, c2 = st.columns(2)
     method = c1.selectbox(
         "Agent method (symbolic ladder)",

@@ -34,15 +34,11 @@ from core.model.sampling import draw_sample
 from core.runner.plan import SampleSource
 from core.store import Store
 from core.studio.agent_replay import RebuiltAgent, rebuild_agent
+from core.studio.blind import hidden_refusal, hidden_samples
 from core.studio.play_worlds import episode_loader as _loader
 from core.studio.play_worlds import remember as _remember
 from core.studio.play_worlds import shop_page
-from core.studio.plays import (
-    blind_conflict,
-    blocked_samples,
-    is_playable,
-    record_play,
-)
+from core.studio.plays import is_playable, record_play
 from core.studio.plays import play_owner as plays_owner
 from core.studio.tool_forms import ArgField, arg_fields, build_args
 from core.studio.user_play_view import (
@@ -99,8 +95,18 @@ class SampleChoice(Strict):
     benchmark: str
 
 
-def sample_choices(store: Any, benchmark: str) -> list[SampleChoice]:
+def sample_choices(
+    store: Any,
+    benchmark: str,
+    *,
+    person: str | None = None,
+    role: Literal["user", "agent"] = "user",
+    strict: bool = False,
+) -> list[SampleChoice]:
     """List the playable samples of ``benchmark`` blindly (store first, bundled fallback).
+
+    With ``person``, samples the blind rule hides from them in ``role`` are left out
+    (:func:`core.studio.blind.hidden_samples`).
 
     Raises:
         ConfigError: For a benchmark that cannot be played.
@@ -108,7 +114,8 @@ def sample_choices(store: Any, benchmark: str) -> list[SampleChoice]:
     if benchmark not in PLAY_BENCHMARKS:
         raise ConfigError(f"unknown benchmark {benchmark!r}", field="benchmark")
     ids = SampleSource(store).sample_ids(benchmark)
-    return [SampleChoice(sample_id=i, benchmark=benchmark) for i in ids]
+    hidden = _blocked(store, person, role, strict)
+    return [SampleChoice(sample_id=i, benchmark=benchmark) for i in ids if i not in hidden]
 
 
 def choose_sample(
@@ -124,7 +131,7 @@ def choose_sample(
 
     The two play pages never draw the same sample for the same benchmark and seed: the user
     page draws ``random.Random(seed)``'s pick, the agent page draws among the other samples.
-    ``blocked`` samples (see :func:`core.studio.plays.blocked_samples`) are never drawn.
+    ``blocked`` samples (see :func:`core.studio.blind.hidden_samples`) are never drawn.
 
     Raises:
         ConfigError: No samples for ``benchmark``, an unknown sample id, or every sample is
@@ -160,11 +167,18 @@ def world_for(log: EventLog, episode_id: str) -> HostWorld:
 
 
 def _check_blind(
-    store: Any, player: str | None, sample_id: str, role: Literal["user", "agent"], strict: bool
+    store: Any,
+    player: str | None,
+    sample_id: str,
+    role: Literal["user", "agent"],
+    strict: bool,
+    assignment_id: int | None = None,
 ) -> None:
     if player is None or not isinstance(store, Store):
         return
-    reason = blind_conflict(store, player, sample_id, role, strict=strict)
+    reason = hidden_refusal(
+        store, player, sample_id, role, strict=strict, assignment_id=assignment_id
+    )
     if reason is not None:
         raise ConfigError(reason, field="sample_id")
 
@@ -174,7 +188,7 @@ def _blocked(
 ) -> set[str]:
     if player is None or not isinstance(store, Store):
         return set()
-    return blocked_samples(store, player, role, strict=strict)
+    return hidden_samples(store, player, role, strict=strict)
 
 
 def _sample_and_graph(store: Any, benchmark: str, sample_id: str) -> tuple[Any, Any, WorldLoader]:
@@ -217,7 +231,7 @@ def start_agent_play(
         player: Who plays (recorded: the episode is theirs alone, their later labels on it
             count as self-played and the Home page can offer to resume it).
         strict: Hold ``player`` to their own history too (annotators): no sample they played
-            as the user (see :func:`core.studio.plays.blind_conflict`).
+            as the user (see :func:`core.studio.blind.hidden_reasons`).
         study_id: The study this play belongs to.
         assignment_id: The study assignment it fulfils (done when the episode ends).
         interpreter: How the simulated user reads the person's messages: ``offline`` or a
@@ -238,7 +252,7 @@ def start_agent_play(
         role="agent",
         blocked=_blocked(store, player, "agent", strict),
     )
-    _check_blind(store, player, sid, "agent", strict)
+    _check_blind(store, player, sid, "agent", strict, assignment_id)
     sample, graph, loader = _sample_and_graph(store, benchmark, sid)
     eid = episode.start(
         store,
@@ -309,7 +323,7 @@ def start_user_play(
         role="user",
         blocked=_blocked(store, player, "user", strict),
     )
-    _check_blind(store, player, sid, "user", strict)
+    _check_blind(store, player, sid, "user", strict, assignment_id)
     sample, graph, loader = _sample_and_graph(store, benchmark, sid)
     eid = episode.start(
         store,

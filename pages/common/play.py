@@ -89,9 +89,20 @@ def seed_from_query(prefix: str) -> None:
         st.session_state[f"{prefix}_seed"] = int(seed)
 
 
-@st.cache_data(ttl=30, show_spinner=False)
-def _sample_ids(_store: Any, store_key: str, benchmark: str) -> list[str]:
-    return [c.sample_id for c in sample_choices(_store, benchmark)]
+@st.cache_data(ttl=5, show_spinner=False)
+def _sample_ids(
+    _store: Any, store_key: str, benchmark: str, person: str | None, role: str, strict: bool
+) -> list[str]:
+    return [
+        c.sample_id
+        for c in sample_choices(
+            _store,
+            benchmark,
+            person=person,
+            role="agent" if role == "agent" else "user",
+            strict=strict,
+        )
+    ]
 
 
 @st.cache_data(show_spinner=False)
@@ -100,10 +111,13 @@ def persona_ids() -> list[str]:
     return sorted(load_personas())
 
 
-def setup_controls(prefix: str, store: Any) -> Setup | None:
+def setup_controls(
+    prefix: str, store: Any, *, person: str | None = None, strict: bool = False
+) -> Setup | None:
     """Benchmark, blind sample, persona and seed pickers (None when no sample exists).
 
-    The sample picker shows opaque sample ids only (never fault types, masks or requests).
+    The sample picker shows opaque sample ids only (never fault types, masks or requests), and
+    never a sample the blind rule hides from ``person`` in this page's seat.
     """
     seed_from_query(prefix)
     c1, c2, c3, c4 = st.columns([2, 3, 2, 1])
@@ -111,7 +125,13 @@ def setup_controls(prefix: str, store: Any) -> Setup | None:
     if st.session_state.get(f"{prefix}_benchmark") not in (None, *offered):
         st.session_state.pop(f"{prefix}_benchmark")
     benchmark = c1.selectbox("Benchmark", offered, key=f"{prefix}_benchmark")
-    ids = guarded(_sample_ids, store, str(getattr(store, "path", "")), benchmark) or []
+    role = "agent" if prefix.endswith("agent") else "user"
+    ids = (
+        guarded(
+            _sample_ids, store, str(getattr(store, "path", "")), benchmark, person, role, strict
+        )
+        or []
+    )
     if not ids:
         st.info(f"No {benchmark} samples: load the bundled data from Home (`driftbench init`).")
         return None
