@@ -384,6 +384,7 @@ def _claim_numbers(
     idx: ReplyIndex,
     ev: dict[str, _Evidence],
     asked: Sequence[str],
+    hedge: bool = False,
 ) -> None:
     numeric = [e for e in idx.slots.values() if e.number is not None]
     if not numeric:
@@ -413,7 +414,7 @@ def _claim_numbers(
             taken.add(n)
     asked_numeric = [e for e in numeric if e.slot in asked and ev[e.slot].number is None]
     rest = [(q, si) for n, (q, si) in enumerate(free) if n not in taken]
-    if len(asked_numeric) == 1 and len(rest) >= 1:
+    if len(asked_numeric) == 1 and len(rest) >= 1 and not hedge:
         ev[asked_numeric[0].slot].number = rest[0]
 
 
@@ -559,7 +560,7 @@ def read_offline(
     sents = [_sentence(p, idx) for p in parts]
     ev = {slot: _Evidence() for slot in idx.slots}
     used_by = [_match_sentence(si, sent, idx, ev) for si, sent in enumerate(sents)]
-    _claim_numbers(sents, used_by, idx, ev, asked)
+    _claim_numbers(sents, used_by, idx, ev, asked, hedged(text))
     disclosed: list[Disclosed] = []
     contradicted: list[Contradiction] = []
     for slot, entry in idx.slots.items():

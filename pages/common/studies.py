@@ -530,7 +530,8 @@ def _manage(store: Store, rows: list[dict[str, Any]]) -> None:
 
 def _why_hidden(store: Store) -> None:
     """Admins: why is a sample hidden from a person (the blind rule, reason by reason)?"""
-    with st.expander("Why is a sample hidden from someone?", expanded=False):
+    with st.container(border=True, key="stu-why"):
+        st.markdown("**Why is a sample hidden from someone?**")
         c1, c2 = st.columns(2)
         who = c1.selectbox("Person", known_accounts(store), index=None, key="stu-why-who")
         sample = c2.text_input("Sample id", key="stu-why-sample").strip()
