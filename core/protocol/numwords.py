@@ -12,6 +12,8 @@ Tokens are the reply reader's (lower-case, contractions expanded, ``$`` already 
 [(25.0, '<=')]
 >>> [(q.value, q.money) for q in quantities("a hundred and twenty bucks tops".split())]
 [(120.0, True)]
+>>> [q.bound for q in quantities("i do not want to spend more than 30 dollars".split())]
+['<=']
 """
 
 from __future__ import annotations
@@ -239,6 +241,9 @@ def _match(toks: Sequence[str], at: int, phrase: tuple[str, ...]) -> bool:
     return tuple(toks[at : at + len(phrase)]) == phrase
 
 
+_NEGATING = frozenset({"not", "never", "no", "cannot"})
+
+
 def _bound_before(toks: Sequence[str], start: int) -> tuple[Bound, int]:
     # skip a money word between the bound and the number ("under $40" -> "under dollar 40")
     k = start
@@ -247,6 +252,8 @@ def _bound_before(toks: Sequence[str], start: int) -> tuple[Bound, int]:
     for phrase, bound in _BOUND_BEFORE:
         at = k - len(phrase)
         if at >= 0 and _match(toks, at, phrase):
+            if bound == ">=" and _NEGATING.intersection(toks[max(0, at - 4) : at]):
+                return "<=", at  # "I don't want to spend more than $30" is a cap
             return bound, at
     return "=", start
 

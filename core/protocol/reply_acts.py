@@ -29,10 +29,10 @@ _HEDGES = tuple(
         r"\bno (idea|clue|preference|strong preference|particular preference|opinion|"
         r"strong feelings?|preferences)\b",
         r"\bnot (fussed|bothered|picky|particular|important|a big deal)\b",
-        r"\b(can not|cannot|can't) (remember|recall|say|tell)\b",
+        r"\b(can not|cannot|can't|ca not) (remember|recall|say|tell|recollect)\b",
         r"\b(i )?(forgot|forget)\b",
         r"\b(rather|prefer) not\b",
-        r"\b(would|will) not (say|tell|share|disclose)\b",
+        r"\b(would|will|wo) not (say|tell|share|disclose)\b",
         r"\bnot (going to|gonna) (say|tell|share)\b",
         r"\bnone of your business\b",
         r"\b(does not|doesnt|do not|dont) matter\b",
@@ -89,6 +89,20 @@ def _text(text: str) -> str:
     return re.sub(r"\s+", " ", t).strip()
 
 
+_NOT_A_NO = re.compile(
+    r"^\s*(no|not) (more|higher|longer|later|earlier|less|fewer|bigger|larger|over|above|"
+    r"exceeding|problem)\b"
+)
+
+
+def strong_no(text: str) -> bool:
+    """Whether the reply opens with an unmistakable no ("no", "nope", "wrong", "incorrect")."""
+    t = _text(text)
+    return bool(
+        re.match(r"^\s*(no|nope|nah|negative|wrong|incorrect|not quite|not really)\b", t)
+    ) and not _NOT_A_NO.match(t)
+
+
 def lead(text: str) -> Lead:
     """Return ``yes`` / ``no`` when the reply opens by agreeing or refusing, else ``""``.
 
@@ -98,7 +112,8 @@ def lead(text: str) -> Lead:
     if not t:
         return ""
     first_hedge = any(h.match(t) for h in _HEDGES)
-    if _NO.match(t) and not first_hedge and not re.match(r"^\s*no (idea|clue|preference)", t):
+    refusal = not first_hedge and not re.match(r"^\s*no (idea|clue|preference)", t)
+    if _NO.match(t) and refusal and not _NOT_A_NO.match(t):
         return "no"
     if _YES.match(t):
         return "yes"

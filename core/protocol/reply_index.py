@@ -124,7 +124,7 @@ _TOKEN = re.compile(r"\d+(?:\.\d+)?[a-z]*|[a-z][a-z0-9]*|,")
 
 def normalise(text: str) -> str:
     """Lower-case and clean ``text`` and write sizes, payment brands and units one way."""
-    t = clean(text)
+    t = clean(text).replace("\u2014", ", ").replace("\u2013", ", ").replace(" - ", ", ")
     for rx, rep in (*_SIZE_WORDS, *_OTHER_WORDS):
         t = rx.sub(rep, t)
     return t
@@ -172,6 +172,7 @@ class Phrase:
     dist: frozenset[str]
     polarity: int = 0
     closed: bool = False
+    contiguous: bool = False
 
 
 @dataclass
@@ -207,6 +208,11 @@ class ReplyIndex:
     protected: tuple[tuple[str, ...], ...] = ()
     shared_names: dict[str, frozenset[str]] = field(default_factory=dict)
     expanded: dict[str, str] = field(default_factory=dict)
+    by_group: dict[tuple[str, int, str], list[Phrase]] = field(default_factory=dict)
+
+    def group_phrases(self, slot: str, group: int, kind: str) -> list[Phrase]:
+        """The phrases of one kind in one group of a slot."""
+        return self.by_group.get((slot, group, kind), [])
 
 
 def _distinct(stems: tuple[str, ...]) -> frozenset[str]:
@@ -222,7 +228,7 @@ def _shape(value: str) -> re.Pattern[str] | None:
     if not (5 <= len(v) <= 14) or not any(c.isdigit() for c in v) or " " in v:
         return None
     if v.isdigit():
-        return None
+        return re.compile(rf"^\d{{{len(v)}}}$") if len(v) >= 4 else None
     pat = "".join("[a-z]" if c.isalpha() else r"\d" if c.isdigit() else re.escape(c) for c in v)
     if re.fullmatch(r"(\[a-z\]){3,}", pat):
         return None
@@ -346,9 +352,10 @@ def _add(
         has_neg = bool(set(stems) & NEGATIVE)
         polarity = -1 if has_neg else 1
         dist = frozenset(s for s in dist if s not in NEGATIVE and s not in POSITIVE) or dist
-    elif set(stems) & NEGATORS:
+    contiguous = False
+    if not boolean and set(stems) & NEGATORS:
         protected.add(stems)
-        dist = frozenset(s for s in dist if s not in NEGATORS) or dist
+        contiguous = True  # "not needed", "no longer need": matched as written, in order
     if not dist:
         return
     ntext = normalise(text).strip()
@@ -370,7 +377,9 @@ def _add(
         dist=dist,
         polarity=polarity,
         closed=bool(closed),
+        contiguous=contiguous,
     )
     idx.phrases.append(phrase)
+    idx.by_group.setdefault((slot, group, kind), []).append(phrase)
     for s in dist:
         idx.by_stem.setdefault(s, []).append(len(idx.phrases) - 1)

@@ -33,7 +33,7 @@ from rapidfuzz import fuzz, process
 from core.envs.base import HostWorld
 from core.model.intent import ConditionValue, Intent
 from core.protocol.numwords import Quantity, quantities
-from core.protocol.reply_acts import hedged, lead, strong_yes
+from core.protocol.reply_acts import hedged, lead, strong_no, strong_yes
 from core.protocol.reply_index import (
     NEGATORS,
     Phrase,
@@ -289,6 +289,14 @@ def _match_sentence(
         entry = idx.slots[p.slot]
         if entry.boolean:
             continue
+        if p.contiguous:
+            at = _find(sent.stems, p.stems)
+            if at is not None and p.kind == "value":
+                ev[p.slot].values.setdefault(p.group, []).append(_Hit(p, at, False, True, si))
+                consumed.update(at)
+            elif at is not None:
+                alts.append(_Hit(p, at, False, True, si))
+            continue
         hit_pos = _pick(pos, p.dist, False, sent)
         hit_neg = _pick(pos, p.dist, True, sent) if hit_pos is None else None
         if hit_pos is not None:
@@ -309,10 +317,13 @@ def _match_sentence(
             )
             if have:
                 partial.append((p, have))
-    for h in alts:
-        if not consumed.intersection(h.positions):
-            ev[h.phrase.slot].alternatives.setdefault(h.phrase.group, []).append(h)
+    # partial values first (they consume their words), then whole and partial alternatives
+    partial.sort(key=lambda x: x[0].kind != "value")
+    whole_alts_done = False
     for p, have in partial:
+        if p.kind == "alternative" and not whole_alts_done:
+            _alternatives(alts, consumed, ev)
+            whole_alts_done = True
         if consumed.intersection(have):
             continue
         matched = {sent.stems[q] for q in have}
@@ -325,9 +336,14 @@ def _match_sentence(
         bucket.setdefault(p.group, []).append(h)
         if p.kind == "value":
             consumed.update(have)
+    if not whole_alts_done:
+        _alternatives(alts, consumed, ev)
     stems = set(sent.stems)
+    grams = {
+        tuple(sent.stems[i : i + n]) for n in (2, 3, 4) for i in range(len(sent.stems) - n + 1)
+    }
     for slot, entry in idx.slots.items():
-        if stems & entry.cue_stems or any(_contains(sent.stems, c) for c in entry.cue_phrases):
+        if stems & entry.cue_stems or grams.intersection(entry.cue_phrases):
             ev[slot].cue_sentences.add(si)
         if entry.boolean:
             _polarity(si, sent, entry, ev[slot])
@@ -338,11 +354,20 @@ def _match_sentence(
     return consumed
 
 
-def _contains(stems: Sequence[str], phrase: tuple[str, ...]) -> bool:
+def _alternatives(alts: Sequence[_Hit], consumed: set[int], ev: dict[str, _Evidence]) -> None:
+    """Record whole alternative values whose words no value of any slot used."""
+    for h in alts:
+        if not consumed.intersection(h.positions):
+            ev[h.phrase.slot].alternatives.setdefault(h.phrase.group, []).append(h)
+
+
+def _find(stems: Sequence[str], phrase: tuple[str, ...]) -> tuple[int, ...] | None:
+    """Positions of ``phrase`` written contiguously in ``stems`` (None if it is not)."""
     n = len(phrase)
-    if n < 2:
-        return False
-    return any(tuple(stems[i : i + n]) == phrase for i in range(len(stems) - n + 1))
+    for i in range(len(stems) - n + 1):
+        if tuple(stems[i : i + n]) == phrase:
+            return tuple(range(i, i + n))
+    return None
 
 
 def _distinctive(matched: set[str], p: Phrase, idx: ReplyIndex) -> bool:
@@ -408,10 +433,11 @@ def _claim_numbers(
     for n, (q, si) in enumerate(free):
         if n in taken or not counts:
             continue
-        count = _closest(counts, q, sents[si])
-        if count is not None and ev[count.slot].number is None:
-            ev[count.slot].number = (q, si)
-            taken.add(n)
+        for count in _ranked(counts, q, sents[si]):
+            if ev[count.slot].number is None:
+                ev[count.slot].number = (q, si)
+                taken.add(n)
+                break
     asked_numeric = [e for e in numeric if e.slot in asked and ev[e.slot].number is None]
     rest = [(q, si) for n, (q, si) in enumerate(free) if n not in taken]
     if len(asked_numeric) == 1 and len(rest) >= 1 and not hedge:
@@ -419,7 +445,13 @@ def _claim_numbers(
 
 
 def _closest(entries: Sequence[SlotEntry], q: Quantity, sent: _Sentence) -> SlotEntry | None:
-    best: tuple[float, SlotEntry] | None = None
+    ranked = _ranked(entries, q, sent)
+    return ranked[0] if ranked else None
+
+
+def _ranked(entries: Sequence[SlotEntry], q: Quantity, sent: _Sentence) -> list[SlotEntry]:
+    """Slots whose cues stand near the quantity, closest (and most general) first."""
+    scored: list[tuple[float, int, SlotEntry]] = []
     shared: dict[str, int] = {}
     for e in entries:
         for s in e.cue_stems:
@@ -435,9 +467,9 @@ def _closest(entries: Sequence[SlotEntry], q: Quantity, sent: _Sentence) -> Slot
             score += (1.0 / (1 + d)) * (0.5 if shared.get(s, 0) > 1 else 1.0)
         # a tie goes to the more general slot ("3 bags": all bags, not the paid ones)
         score -= len(e.cue_stems) * 1e-6
-        if score > 0 and (best is None or score > best[0]):
-            best = (score, e)
-    return best[1] if best is not None else None
+        if score > 0:
+            scored.append((score, len(scored), e))
+    return [e for _, _, e in sorted(scored, key=lambda x: (-x[0], x[1]))]
 
 
 def _number_ok(entry: SlotEntry, q: Quantity) -> bool:
@@ -476,8 +508,13 @@ def _decide(
     sents: Sequence[_Sentence],
     asked: Sequence[str],
     idx: ReplyIndex,
+    claimed: set[tuple[int, int]],
 ) -> tuple[str, str]:
-    """Return ("disclosed" | "contradicted" | "", the words used)."""
+    """Return ("disclosed" | "contradicted" | "", the words used).
+
+    ``claimed`` holds the (sentence, position) pairs another slot's contradiction already
+    used (asked slots are decided first); they do not contradict this slot too.
+    """
     slot = entry.slot
     if entry.number is not None:
         if e.number is None:
@@ -505,10 +542,17 @@ def _decide(
             if right is None:
                 right = (vals[0].sentence, vals[0].positions)
             continue
-        alts = [h for h in e.alternatives.get(g, []) if _plausible(h, entry, e, asked, g)]
+        alts = [
+            h
+            for h in e.alternatives.get(g, [])
+            if _plausible(h, entry, e, asked, g)
+            and not any((h.sentence, q) in claimed for q in h.positions)
+        ]
         if alts:
             h = alts[0]
-            wrong = wrong or (h.phrase.text, h.sentence, h.positions, -1)
+            if wrong is None:
+                wrong = (h.phrase.text, h.sentence, h.positions, -1)
+                claimed.update((h.sentence, q) for q in h.positions)
             continue
         negs = e.negated_values.get(g, [])
         if negs and not (g > 0 and right is None and slot not in asked):
@@ -522,10 +566,14 @@ def _decide(
         si, ps = right
         return "disclosed", _said(sents[si], ps)
     if e.ids:
-        value = str(entry.lexicon.values[0]).lower() if entry.lexicon.values else ""
-        for w, _si in e.ids:
-            if w != value:
-                return "contradicted", w
+        value = str(entry.lexicon.values[0]).lower().lstrip("#") if entry.lexicon.values else ""
+        digits = value.isdigit()
+        for w, si in e.ids:
+            if w == value:
+                continue
+            if digits and not (slot in asked or si in e.cue_sentences):
+                continue  # a bare number is a zip code only where zip codes are talked about
+            return "contradicted", w
     return "", ""
 
 
@@ -560,19 +608,24 @@ def read_offline(
     sents = [_sentence(p, idx) for p in parts]
     ev = {slot: _Evidence() for slot in idx.slots}
     used_by = [_match_sentence(si, sent, idx, ev) for si, sent in enumerate(sents)]
-    _claim_numbers(sents, used_by, idx, ev, asked, hedged(text))
+    hedge = hedged(text)
+    _claim_numbers(sents, used_by, idx, ev, asked, hedge)
     disclosed: list[Disclosed] = []
     contradicted: list[Contradiction] = []
+    claimed: set[tuple[int, int]] = set()
+    verdicts: dict[str, tuple[str, str]] = {}
+    for slot in sorted(idx.slots, key=lambda x: x not in asked):  # asked slots first
+        verdicts[slot] = _decide(idx.slots[slot], ev[slot], sents, asked, idx, claimed)
     for slot, entry in idx.slots.items():
-        verdict, said = _decide(entry, ev[slot], sents, asked, idx)
+        verdict, said = verdicts[slot]
         if verdict == "disclosed":
             disclosed.append(Disclosed(slot=slot, value=entry.condition.value, said=said))
         elif verdict == "contradicted":
             contradicted.append(Contradiction(slot=slot, said=said, goal=entry.condition.value))
-    act = _act(text, disclosed, contradicted, asked, idx, ev)
+    act = _act(text, disclosed, contradicted, asked, hedge)
     said_slots = {d.slot for d in disclosed} | {c.slot for c in contradicted}
     declined: tuple[str, ...] = ()
-    if act == "decline" or (act == "answer" and hedged(text)):
+    if act == "decline" or (act == "answer" and hedge):
         declined = tuple(s for s in asked if s not in said_slots)
     return ReplyReading(
         act=act,
@@ -587,14 +640,14 @@ def _act(
     disclosed: Sequence[Disclosed],
     contradicted: Sequence[Contradiction],
     asked: Sequence[str],
-    idx: ReplyIndex,
-    ev: dict[str, _Evidence],
+    hedge: bool,
 ) -> ReplyAct:
     says = bool(disclosed or contradicted)
     yes_no = lead(text)
-    hedge = hedged(text)
     if asked and says:
         return "answer"
+    if yes_no == "no" and says and not strong_no(text):
+        return "answer"  # "I don't want to spend more than $30" states a value
     if yes_no == "yes" and not (says and not strong_yes(text)):
         if hedge and asked and not says:
             return "decline"
