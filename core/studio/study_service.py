@@ -29,6 +29,7 @@ from core.studies import (
 )
 from core.studies.item_view import TranscriptLine, session_card
 from core.studies.labels import APPLIES_TO, SEVERITIES, WHO_VALUES
+from core.studies.play_realism import play_study_realism
 from core.studies.sessions import (
     ImportResult,
     import_sessions,
@@ -58,6 +59,7 @@ __all__ = [
     "list_annotators",
     "list_studies",
     "open_next",
+    "play_study_realism",
     "run_sessions_report",
     "session_card",
     "session_rows",
