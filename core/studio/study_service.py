@@ -29,7 +29,6 @@ from core.studies import (
 )
 from core.studies.item_view import TranscriptLine, session_card
 from core.studies.labels import APPLIES_TO, SEVERITIES, WHO_VALUES
-from core.studies.play_realism import play_study_realism
 from core.studies.sessions import (
     ImportResult,
     import_sessions,
@@ -37,6 +36,8 @@ from core.studies.sessions import (
     session_rows,
     write_sessions_jsonl,
 )
+from core.studies.study_file import check_annotators
+from core.studio.play_realism import play_study_realism
 
 __all__ = [
     "APPLIES_TO",
@@ -48,6 +49,7 @@ __all__ = [
     "TranscriptLine",
     "add_annotator",
     "agreement_report",
+    "check_annotators",
     "annotator_queue",
     "assign_study",
     "create_study",

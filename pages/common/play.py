@@ -137,6 +137,15 @@ def setup_controls(
         return None
     options = [RANDOM, *ids]
     skey = f"{prefix}_sample_{benchmark}"
+    linked = st.query_params.get("sample")
+    if linked and linked not in ids and person is not None and hasattr(store, "conn"):
+        from core.studio.blind import hidden_refusal
+
+        seat = "agent" if role == "agent" else "user"
+        why = hidden_refusal(store, person, str(linked), seat, strict=strict)
+        if why is not None:  # a deep link to a hidden sample: say why, never fall back
+            st.error(f"Sample {linked} is not offered to you. {why}")
+            return None
     if st.session_state.get(skey) not in (None, *options):
         st.session_state.pop(skey)
     sample = c2.selectbox(

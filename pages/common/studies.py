@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import streamlit as st
 
-from core.studies.study_file import check_annotators
 from core.studio.accounts import known_accounts
 from core.studio.blind import why_hidden
 from core.studio.choices import method_label
@@ -28,6 +27,7 @@ from core.studio.study_service import (
     TranscriptLine,
     add_annotator,
     assign_study,
+    check_annotators,
     create_study,
     get_study,
     list_annotators,

@@ -7,8 +7,8 @@ import pytest
 
 from core.store import Store
 from core.studies import create_study, get_study
-from core.studies.play_realism import play_study_realism, simulator_twins
 from core.studio import roleplay as play
+from core.studio.play_realism import play_study_realism, simulator_twins
 from core.studio.plays import assigned_play, complete_assignment
 from core.studio.reply_check import send_reply
 
