@@ -28,7 +28,8 @@ _HEDGES = tuple(
         r"\b(i )?(do not|dont) (really )?(know|remember|recall|care|mind)\b",
         r"\bno (idea|clue|preference|strong preference|particular preference|opinion|"
         r"strong feelings?|preferences)\b",
-        r"\bnot (fussed|bothered|picky|particular|important|a big deal)\b",
+        r"\bnot (really |too |that |very )?(fussed|fussy|bothered|picky|particular|important|"
+        r"a big deal)\b",
         r"\b(can not|cannot|can't|ca not) (remember|recall|say|tell|recollect)\b",
         r"\b(i )?(forgot|forget)\b",
         r"\b(rather|prefer) not\b",

@@ -103,6 +103,7 @@ _SIZE_WORDS = (
     (re.compile(r"\b(?:x-small|x small|extra[- ]small|xsmall)\b"), "xs"),
 )
 _OTHER_WORDS = (
+    (re.compile(r"\bdark blue\b"), "navy"),
     (re.compile(r"\bw/o\b"), "without"),
     (re.compile(r"\bw/"), "with "),
     (re.compile(r"\bmaster ?card\b"), "mastercard"),

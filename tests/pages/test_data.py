@@ -60,10 +60,15 @@ def test_study_form_keeps_label_kinds_and_pairs_within_a_benchmark(demo_store) -
     assert all(bench[a] == bench[b] for a, b in spec.episode_pairs)
 
 
-def test_play_study_form_uses_accounts_and_seeded_samples(demo_store, tmp_path, monkeypatch):
+def test_play_study_form_uses_accounts_and_seeded_samples(demo_home, tmp_path, monkeypatch):
     """A play-as-user study from the Data page: samples by a seeded draw, annotators chosen from
     the accounts (no free-text ids), progress per annotator shown."""
     import yaml
+
+    from tests.pages.study_fixtures import copy_store
+
+    monkeypatch.setenv("DRIFTBENCH_HOME", str(tmp_path))
+    demo_store = copy_store(demo_home, tmp_path)
 
     from core.studies import get_study, study_progress
     from core.studio.auth import hash_password
