@@ -86,17 +86,19 @@ def _button(tab: Any, name: str) -> Any:
 
 
 def _pick(tab: Any, label: str, options: list[str]) -> None:
-    """Choose options of a Streamlit multiselect by its label."""
-    box = tab.get_by_test_id("stMultiSelect").filter(has_text=label).first
-    box.scroll_into_view_if_needed()
-    field = box.locator("input")
+    """Choose options of a Streamlit multiselect by its label (typed, then picked)."""
+    wait_for_app(tab)
+
+    def box() -> Any:  # re-found each time: a rerun may replace the element
+        return tab.get_by_test_id("stMultiSelect").filter(has_text=label).first
+
     for option in options:
-        field.click()
-        field.fill(option)
+        box().locator("input").click()
+        box().locator("input").fill(option)
         tab.get_by_role("option", name=option, exact=True).click()
     tab.keyboard.press("Escape")
     for option in options:
-        box.get_by_text(option, exact=True).wait_for()
+        box().get_by_text(option, exact=True).wait_for()
 
 
 def _price_samples(store: Store, n: int, offset: int = 0) -> list[str]:
@@ -128,7 +130,7 @@ def _create_play_study(
 ) -> None:
     tab.goto(f"{url}/data")
     wait_for_app(tab)
-    tab.get_by_role("tab", name="Studies").click()
+    tab.get_by_role("tab", name="Studies").click(timeout=120_000)
     exp = tab.get_by_test_id("stExpander").filter(has_text="New study")
     exp.wait_for()
     wait_for_app(tab)
@@ -136,8 +138,16 @@ def _create_play_study(
         exp.locator("summary").first.click()
     exp.get_by_text("Kind of study").wait_for()
     tab.get_by_role("radiogroup", name="Kind of study").get_by_text(kind_label, exact=True).click()
+    marker = "Agent on the other side" if kind_label == "Play as user" else "Simulated user reads"
+    tab.get_by_text(re.compile(marker)).wait_for()  # the kind's own form has rendered
     wait_for_app(tab)
-    tab.get_by_label("Study name").fill(name)
+    field = tab.get_by_label("Study name")
+    for _ in range(5):  # a late rerun may re-render the form: fill until the value holds
+        field.fill(name)
+        field.press("Tab")
+        wait_for_app(tab)
+        if field.input_value() == name:
+            break
     if benchmark != "webshop":
         tab.get_by_test_id("stSelectbox").filter(has_text="Benchmark").first.click()
         tab.get_by_role("option", name=benchmark, exact=True).click()
@@ -147,7 +157,11 @@ def _create_play_study(
     overlap.fill(str(len(annotators)))
     overlap.press("Tab")
     _button(tab, "Create study").click()
-    tab.get_by_text(f"Created study '{name}'").wait_for(timeout=60_000)
+    try:
+        tab.get_by_text(f"Created study '{name}'").wait_for(timeout=120_000)
+    except Exception:
+        screenshot(tab, f"failed_create_{name}")
+        raise
     wait_for_app(tab)
 
 
@@ -318,9 +332,13 @@ def test_c_blind_bypasses_are_refused(studio: dict[str, Any], chromium: Any) -> 
         why = tab.locator(".st-key-stu-why")
         box = why.get_by_test_id("stSelectbox").first
         box.scroll_into_view_if_needed()
-        box.click()
-        tab.keyboard.type("ann")
-        tab.keyboard.press("Enter")
+        for _ in range(3):  # the selectbox may be re-rendered by a late rerun: retry
+            box.click()
+            tab.keyboard.type("ann")
+            tab.keyboard.press("Enter")
+            wait_for_app(tab)
+            if box.get_by_text("ann", exact=True).count():
+                break
         field = why.get_by_label("Sample id", exact=True)
         field.fill(sibling)
         field.press("Enter")
