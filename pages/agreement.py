@@ -18,6 +18,7 @@ from core.studio.study_service import (
     agreement_report,
     get_study,
     list_studies,
+    play_study_realism,
     study_confusion,
     study_progress,
     study_realism_report,
@@ -121,6 +122,22 @@ else:
             link("inspect", f"{r['label']} · {ep} · {r['labels']}", {"episode": ep}, icon="🔍")
 
 spec = get_study(store, study_id).spec
+if "play_user" in spec.roles:
+    with st.expander("Role realism: people vs the simulator, same samples and personas"):
+        st.caption(
+            "Each finished play is replayed once by the simulated user (template voice) with "
+            "the same sample, persona, seed and agent; the table compares how both behave."
+        )
+        if st.button("Compute the realism report", key="agr-play-realism"):
+            frames = guarded(play_study_realism, store, study_id)
+            if frames is not None:
+                for name in ("behaviour", "side_by_side"):
+                    frame = frames[name]
+                    if not frame.empty:
+                        st.markdown(f"**{name.replace('_', ' ').capitalize()}**")
+                        st.dataframe(
+                            frame.astype(object).where(frame.notna(), "—"), hide_index=True
+                        )
 if {"persona_id", "same_persona"} & set(spec.label_kinds):
     with st.expander("Role realism: do annotators recognise the persona?", expanded=False):
         episodes = list(

@@ -16,7 +16,7 @@ import streamlit as st
 from core.model.actions import Ask, EnvOp, Propose
 from core.model.world import EnvAction
 from core.studio import roleplay as play
-from core.studio.debrief import agent_debrief
+from core.studio.blind import debrief_for
 from core.studio.env import env_name, settings
 from core.studio.links import link_int
 from core.studio.markdown import md_escape
@@ -72,7 +72,7 @@ if eid is None and assignment is not None:
         play.start_agent_play,
         store,
         user.name,
-        show_patience=item.patience_visible,
+        **item.start_args(),
     )
     st.stop()
 
@@ -82,7 +82,7 @@ if eid is None:
         "answers your messages and may silently change their mind. Work the host's tools, "
         "message the user, and give your final answer."
     )
-    setup = setup_controls("play_agent", store)
+    setup = setup_controls("play_agent", store, person=user.name, strict=strict)
     show_patience = st.checkbox(
         "Study condition: show me the user's patience meter",
         key="play_agent_show_patience",
@@ -139,7 +139,7 @@ if view.ended:
         st.success(f"Episode over: {outcome} — the user accepted your answer.")
     else:
         st.error(f"Episode over: {outcome} ({plain_outcome(outcome).lower()}).")
-    debrief = guarded(agent_debrief, store, eid)
+    debrief = guarded(debrief_for, store, eid, user.name)
     if debrief is not None:
         with st.container(border=True, key="play_agent_debrief"):
             st.subheader("Debrief: what you could not see")

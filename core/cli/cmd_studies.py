@@ -1,4 +1,10 @@
-"""``driftbench import sessions`` and ``driftbench sessions report``.
+"""``driftbench import sessions``, ``driftbench sessions report`` and ``driftbench studies``.
+
+``studies create --from STUDY.yaml`` creates and assigns a label or play study
+(:mod:`core.studies.study_file`; annotators must be accounts), ``studies list`` shows every
+study with progress per annotator, ``studies export STUDY --format csv|jsonl|parquet --out DIR``
+writes its labels, plays, turns (words, readings, corrections, final disclosures), surveys and
+timings (:mod:`core.studies.export`).
 
 ``import sessions`` lives under the ``import`` group owned by ``cmd_data``; this module only
 exposes :func:`add_import_sessions` and :func:`cmd_import_sessions` for the lead to wire in.
@@ -67,7 +73,8 @@ def cmd_import_sessions(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the ``sessions`` command group."""
+    """Register the ``sessions`` and ``studies`` command groups."""
+    _register_studies(sub)
     p = sub.add_parser("sessions", help="production-log validation over imported sessions")
     ssub = p.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
     r = ssub.add_parser("report", help="two-judge misalignment report (misaligned vs clean)")
@@ -141,3 +148,81 @@ def cmd_sessions_report(args: argparse.Namespace) -> int:
     )
     payload = report.payload()
     return emit(args, payload, report_text(payload))
+
+
+def _register_studies(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("studies", help="human studies: create from a file, list, export")
+    ssub = p.add_subparsers(dest="studies_command", metavar="ACTION", required=True)
+    c = ssub.add_parser("create", help="create and assign a study from STUDY.yaml")
+    c.add_argument("--from", dest="source", required=True, type=Path, metavar="STUDY.yaml")
+    add_json(c)
+    c.set_defaults(handler=cmd_studies_create)
+    ls = ssub.add_parser("list", help="studies with progress per annotator")
+    add_json(ls)
+    ls.set_defaults(handler=cmd_studies_list)
+    e = ssub.add_parser("export", help="labels, plays, turns, surveys and timings of a study")
+    e.add_argument("study", metavar="STUDY", help="study id or name")
+    e.add_argument("--format", choices=("csv", "jsonl", "parquet"), default="jsonl")
+    e.add_argument("--out", type=Path, default=None, metavar="DIR", help="default: ./STUDY_ID")
+    add_json(e)
+    e.set_defaults(handler=cmd_studies_export)
+
+
+def cmd_studies_create(args: argparse.Namespace) -> int:
+    """Create a study from a file; nothing is stored when anything in it is wrong."""
+    from core.studies.study_file import create_from_file, load_study_file
+    from core.studio.accounts import known_accounts
+
+    path = Path(args.source)
+    f = load_study_file(path)
+    store = open_store(args)
+    made = create_from_file(store, f, known_accounts(store), file=str(path))
+    per = ", ".join(f"{a}: {n}" for a, n in made["per_annotator"].items())
+    text = (
+        f"created study {f.name} ({made['study_id']}): {made['items']} item(s), "
+        f"{made['assignments']} assignment(s) — {per}"
+    )
+    payload = {k: made[k] for k in ("study_id", "items", "assignments", "per_annotator")}
+    return emit(args, payload, text)
+
+
+def cmd_studies_list(args: argparse.Namespace) -> int:
+    """List studies with progress per annotator."""
+    from core.studies import get_study, list_studies, study_progress
+
+    store = open_store(args)
+    rows = []
+    for r in list_studies(store):
+        spec = get_study(store, r["study_id"]).spec
+        rows.append(
+            {
+                **r,
+                "kind": ",".join(spec.roles),
+                "blind": spec.blind,
+                "overlap": spec.overlap,
+                "progress": study_progress(store, r["study_id"]),
+            }
+        )
+    lines = []
+    for r in rows:
+        lines.append(
+            f"{r['name']} ({r['study_id']}, {r['kind']}, {r['status']}): "
+            f"{r['done']}/{r['assignments']} done"
+        )
+        lines += [
+            f"  {p['annotator']}: {p['done'] + p['skipped']}/{p['assigned']} ({p['progress']:.0%})"
+            for p in r["progress"]
+        ]
+    return emit(args, {"studies": rows}, "\n".join(lines) or "no studies")
+
+
+def cmd_studies_export(args: argparse.Namespace) -> int:
+    """Export a study's tables."""
+    from core.studies import get_study
+    from core.studies.export import export_study
+
+    store = open_store(args, create=False)
+    study = get_study(store, args.study)
+    out = args.out if args.out is not None else Path(study.study_id)
+    files = export_study(store, study.study_id, args.format, out)
+    return emit(args, {"files": [str(f) for f in files]}, "\n".join(str(f) for f in files))

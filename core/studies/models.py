@@ -111,6 +111,16 @@ class StudySpec(Strict):
         description="Hide model identity, method, user voice and other annotators' labels.",
     )
     seed: int = Field(default=0, description="Seed of the assignment shuffle.")
+    agent: str = Field(
+        default="symbolic",
+        description="play_user: the agent the person faces ('symbolic' or a model spec).",
+    )
+    method: str = Field(default="A2", description="play_user: the agent's ladder method.")
+    user_reader: str = Field(
+        default="offline",
+        description="play_agent: how the simulated user reads the person ('offline' or a model).",
+    )
+    selection: str = Field(default="", description="How the samples were chosen (provenance).")
 
     @model_validator(mode="after")
     def _consistent(self) -> StudySpec:

@@ -4,10 +4,8 @@
   study assignment it fulfils (``study_plays``). :func:`open_play` refuses anyone else who opens
   it by ``?episode=`` with a plain sentence, so one annotator can neither read nor end another's
   episode.
-* **Blindness.** In a study, an assignment fixes who plays which role on which sample: a person
-  assigned to play the *agent* on a sample may not open the *user* view of it (which shows the
-  hidden goal), and vice versa (:func:`blind_conflict`). Annotators are also held to their own
-  history outside studies: after playing one role on a sample they cannot play the other.
+* **Blindness.** The hidden-intent visibility rule lives in :mod:`core.studio.blind`; opening
+  an episode applies it too (an episode started before a blind assignment stops opening).
 * **Abandoned plays.** An unfinished play can be discarded by its owner, and it expires after
   ``DRIFTBENCH_PLAY_EXPIRY_HOURS`` (:data:`DISCARD_TABLE`); neither is offered for resuming
   again and the play pages refuse to continue it. (Ending such an episode in the event log
@@ -28,7 +26,6 @@ PlayRole = Literal["user", "agent"]
 STUDY_ROLE: dict[str, str] = {"user": "play_user", "agent": "play_agent"}
 """Play role → the ``study_plays`` / assignment role."""
 
-OTHER: dict[str, PlayRole] = {"user": "agent", "agent": "user"}
 
 DISCARD_TABLE = "play_discards"
 """Studio table of discarded and expired plays (created on first use)."""
@@ -225,63 +222,14 @@ def open_play(
     why = discarded(store, episode_id)
     if why is not None:
         return Access(ok=False, reason=f"Episode {episode_id} was {why}; start a new one.")
+    from core.studio.blind import hidden_refusal
+
+    hidden = hidden_refusal(
+        store, person, owner.sample_id, role, strict=False, assignment_id=owner.assignment_id
+    )
+    if hidden is not None:
+        return Access(ok=False, reason=hidden)
     return Access(ok=True)
-
-
-def blind_conflict(
-    store: Store, person: str, sample_id: str, role: PlayRole, *, strict: bool
-) -> str | None:
-    """Why ``person`` may not play ``role`` on ``sample_id`` (None = they may).
-
-    A study assignment of the other play role on that sample always blocks (in every study).
-    With ``strict`` (annotators) a recorded play of the other role on it blocks as well.
-    """
-    ensure_study_schema(store)
-    other = STUDY_ROLE[OTHER[role]]
-    assigned = store.conn.execute(
-        "SELECT 1 FROM assignments WHERE annotator_id=? AND role=? AND target_kind='sample' "
-        "AND target_id=? LIMIT 1",
-        (person, other, sample_id),
-    ).fetchone()
-    if assigned is not None:
-        return (
-            f"You are assigned to play the {OTHER[role]} on this sample, so you cannot open it "
-            f"as the {role}: it would reveal what the other side must not know."
-        )
-    if strict:
-        played = store.conn.execute(
-            "SELECT 1 FROM study_plays WHERE annotator_id=? AND role=? AND sample_id=? LIMIT 1",
-            (person, other, sample_id),
-        ).fetchone()
-        if played is not None:
-            return (
-                f"You have played the {OTHER[role]} on this sample, so you cannot play it as the "
-                f"{role}. Pick another sample."
-            )
-    return None
-
-
-def blocked_samples(store: Store, person: str, role: PlayRole, *, strict: bool) -> set[str]:
-    """Every sample :func:`blind_conflict` would refuse for ``person`` as ``role``."""
-    ensure_study_schema(store)
-    other = STUDY_ROLE[OTHER[role]]
-    out = {
-        str(r[0])
-        for r in store.conn.execute(
-            "SELECT target_id FROM assignments WHERE annotator_id=? AND role=? "
-            "AND target_kind='sample'",
-            (person, other),
-        )
-    }
-    if strict:
-        out |= {
-            str(r[0])
-            for r in store.conn.execute(
-                "SELECT sample_id FROM study_plays WHERE annotator_id=? AND role=?",
-                (person, other),
-            )
-        }
-    return out
 
 
 def record_play(
@@ -351,6 +299,18 @@ class AssignedPlay(Strict):
     patience_visible: bool = False
     note: str = ""
     episode_id: str | None = None
+    agent: str = "symbolic"
+    method: str = "A2"
+    user_reader: str = "offline"
+
+    def start_args(self) -> dict[str, Any]:
+        """The role's start arguments the study fixes (agent and method, or the reader)."""
+        if self.role == "user":
+            return {
+                "method": self.method,
+                "model": None if self.agent in ("", "symbolic") else self.agent,
+            }
+        return {"show_patience": self.patience_visible, "interpreter": self.user_reader}
 
 
 def assigned_play(store: Store, assignment_id: int, person: str, role: PlayRole) -> AssignedPlay:
@@ -401,4 +361,7 @@ def assigned_play(store: Store, assignment_id: int, person: str, role: PlayRole)
         patience_visible=bool(cond.patience_visible) if cond else False,
         note=cond.note if cond else "",
         episode_id=str(existing[0]) if existing else None,
+        agent=study.spec.agent,
+        method=study.spec.method,
+        user_reader=study.spec.user_reader,
     )

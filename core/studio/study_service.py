@@ -36,6 +36,8 @@ from core.studies.sessions import (
     session_rows,
     write_sessions_jsonl,
 )
+from core.studies.study_file import check_annotators
+from core.studio.play_realism import play_study_realism
 
 __all__ = [
     "APPLIES_TO",
@@ -47,6 +49,7 @@ __all__ = [
     "TranscriptLine",
     "add_annotator",
     "agreement_report",
+    "check_annotators",
     "annotator_queue",
     "assign_study",
     "create_study",
@@ -58,6 +61,7 @@ __all__ = [
     "list_annotators",
     "list_studies",
     "open_next",
+    "play_study_realism",
     "run_sessions_report",
     "session_card",
     "session_rows",

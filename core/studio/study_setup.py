@@ -75,3 +75,24 @@ def study_spec(data: dict[str, Any]) -> StudySpec:
         loc = ".".join(str(p) for p in first.get("loc", ())) or None
         msg = str(first.get("msg", "invalid value")).removeprefix("Value error, ")
         raise ConfigError(msg, file="study form", field=loc) from exc
+
+
+def create_study_from_form(store: Store, data: dict[str, Any]) -> dict[str, Any]:
+    """Create and assign a study from the Data page's form (any kind), checked like a file.
+
+    ``data`` holds the fields of ``STUDY.yaml`` (:class:`core.studies.study_file.StudyFile`);
+    annotators must be accounts of this studio (:func:`core.studio.accounts.known_accounts`).
+
+    Returns:
+        ``{"study_id", "items", "assignments", "per_annotator"}``.
+
+    Raises:
+        ConfigError: One sentence naming the first wrong field; nothing is stored.
+    """
+    from core.studies.study_file import create_from_file, parse_study
+    from core.studio.accounts import known_accounts
+
+    if not str(data.get("name") or "").strip():
+        raise ConfigError("give the study a name", file="study form", field="name")
+    f = parse_study(data, file="study form")
+    return create_from_file(store, f, known_accounts(store), file="study form")

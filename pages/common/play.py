@@ -90,9 +90,20 @@ def seed_from_query(prefix: str) -> None:
         st.session_state[f"{prefix}_seed"] = seed
 
 
-@st.cache_data(ttl=30, show_spinner=False)
-def _sample_ids(_store: Any, store_key: str, benchmark: str) -> list[str]:
-    return [c.sample_id for c in sample_choices(_store, benchmark)]
+@st.cache_data(ttl=5, show_spinner=False)
+def _sample_ids(
+    _store: Any, store_key: str, benchmark: str, person: str | None, role: str, strict: bool
+) -> list[str]:
+    return [
+        c.sample_id
+        for c in sample_choices(
+            _store,
+            benchmark,
+            person=person,
+            role="agent" if role == "agent" else "user",
+            strict=strict,
+        )
+    ]
 
 
 @st.cache_data(show_spinner=False)
@@ -101,10 +112,13 @@ def persona_ids() -> list[str]:
     return sorted(load_personas())
 
 
-def setup_controls(prefix: str, store: Any) -> Setup | None:
+def setup_controls(
+    prefix: str, store: Any, *, person: str | None = None, strict: bool = False
+) -> Setup | None:
     """Benchmark, blind sample, persona and seed pickers (None when no sample exists).
 
-    The sample picker shows opaque sample ids only (never fault types, masks or requests).
+    The sample picker shows opaque sample ids only (never fault types, masks or requests), and
+    never a sample the blind rule hides from ``person`` in this page's seat.
     """
     seed_from_query(prefix)
     c1, c2, c3, c4 = st.columns([2, 3, 2, 1])
@@ -112,12 +126,27 @@ def setup_controls(prefix: str, store: Any) -> Setup | None:
     if st.session_state.get(f"{prefix}_benchmark") not in (None, *offered):
         st.session_state.pop(f"{prefix}_benchmark")
     benchmark = c1.selectbox("Benchmark", offered, key=f"{prefix}_benchmark")
-    ids = guarded(_sample_ids, store, str(getattr(store, "path", "")), benchmark) or []
+    role = "agent" if prefix.endswith("agent") else "user"
+    ids = (
+        guarded(
+            _sample_ids, store, str(getattr(store, "path", "")), benchmark, person, role, strict
+        )
+        or []
+    )
     if not ids:
         st.info(f"No {benchmark} samples: load the bundled data from Home (`driftbench init`).")
         return None
     options = [RANDOM, *ids]
     skey = f"{prefix}_sample_{benchmark}"
+    linked = st.query_params.get("sample")
+    if linked and linked not in ids and person is not None and hasattr(store, "conn"):
+        from core.studio.blind import hidden_refusal
+
+        seat = "agent" if role == "agent" else "user"
+        why = hidden_refusal(store, person, str(linked), seat, strict=strict)
+        if why is not None:  # a deep link to a hidden sample: say why, never fall back
+            st.error(f"Sample {linked} is not offered to you. {why}")
+            return None
     if st.session_state.get(skey) not in (None, *options):
         st.session_state.pop(skey)
     sample = c2.selectbox(

@@ -12,6 +12,10 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import streamlit as st
 
+from core.studio.accounts import known_accounts
+from core.studio.blind import why_hidden
+from core.studio.choices import method_label
+from core.studio.roleplay import PLAY_BENCHMARKS, USER_PLAY_METHODS
 from core.studio.store_access import Store
 from core.studio.study_display import SESSION_MEASURES, fmt_percent
 from core.studio.study_service import (
@@ -23,6 +27,7 @@ from core.studio.study_service import (
     TranscriptLine,
     add_annotator,
     assign_study,
+    check_annotators,
     create_study,
     get_study,
     list_annotators,
@@ -30,7 +35,7 @@ from core.studio.study_service import (
     set_study_status,
     study_progress,
 )
-from core.studio.study_setup import pair_episodes, study_spec
+from core.studio.study_setup import create_study_from_form, pair_episodes, study_spec
 from pages.common.ui import guarded, plain
 
 if TYPE_CHECKING:  # plotly is imported on use: the Annotate page never draws a figure
@@ -275,6 +280,7 @@ def _split_ids(text: str) -> list[str]:
 def _create_and_assign(
     store: Store, spec: dict[str, Any], annotators: list[str], overlap: int
 ) -> dict[str, int]:
+    check_annotators(annotators, known_accounts(store), file="study form")
     study = create_study(store, spec)
     for ann in annotators:
         add_annotator(store, ann)
@@ -336,7 +342,7 @@ def _create_form(store: Store) -> None:
         )
         seed = c2.number_input("Assignment seed", value=0, step=1, key="stu-seed")
         blind = c3.checkbox("Blind (hide model, method, other labels)", True, key="stu-blind")
-        who = st.text_input("Annotators (ids, comma-separated)", key="stu-annotators")
+        who = st.multiselect("Annotators (accounts)", known_accounts(store), key="stu-annotators")
         go_ = st.form_submit_button("Create study", type="primary")
     if not go_:
         return
@@ -367,7 +373,7 @@ def _create_form(store: Store) -> None:
             st.error("No two picked episodes share a benchmark: nothing to pair.")
             return
         spec["episode_pairs"] = [list(p) for p in pairs]
-    annotators = _split_ids(who)
+    annotators = list(who)
     if guarded(study_spec, spec) is None:
         return
     made = guarded(_create_and_assign, store, spec, annotators, int(overlap))
@@ -375,6 +381,105 @@ def _create_form(store: Store) -> None:
         per = ", ".join(f"{a}: {n}" for a, n in made.items()) or "nobody yet"
         st.session_state["stu-flash"] = (
             f"Created study '{spec['name']}'. Items per annotator: {per}."
+        )
+        st.rerun()
+
+
+_KIND_NAMES = {
+    "label": "Label episodes or sessions",
+    "play_user": "Play as user",
+    "play_agent": "Play as agent",
+}
+
+
+def _play_form(store: Store, kind: str) -> None:
+    """A play study: samples by filter and seeded draw, personas, the other seat, accounts."""
+    from core.studio.choices import load_personas
+
+    with st.form(f"stu-play-{kind}", enter_to_submit=False):
+        name = st.text_input("Study name", key=f"stu-{kind}-name")
+        description = st.text_area("Instructions for annotators", key=f"stu-{kind}-desc")
+        c1, c2, c3 = st.columns(3)
+        benchmark = c1.selectbox(
+            "Benchmark", [b for b in PLAY_BENCHMARKS if b != "mock"], key=f"stu-{kind}-bench"
+        )
+        count = c2.number_input(
+            "Samples (seeded draw)", min_value=1, value=3, step=1, key=f"stu-{kind}-count"
+        )
+        sample_seed = c3.number_input("Draw seed", value=0, step=1, key=f"stu-{kind}-sseed")
+        c4, c5 = st.columns(2)
+        source = c4.text_input("Only this source (optional)", key=f"stu-{kind}-source")
+        ids = c5.text_input("Or these sample ids (comma-separated)", key=f"stu-{kind}-ids")
+        personas = st.multiselect(
+            "Personas (one condition each)",
+            sorted(load_personas()),
+            default=["rational"],
+            key=f"stu-{kind}-personas",
+        )
+        extra: dict[str, Any] = {}
+        if kind == "play_user":
+            c6, c7 = st.columns(2)
+            extra["agent"] = (
+                c6.text_input(
+                    "Agent on the other side ('symbolic' or a model spec)",
+                    value="symbolic",
+                    key=f"stu-{kind}-agent",
+                ).strip()
+                or "symbolic"
+            )
+            extra["method"] = c7.selectbox(
+                "Agent method", USER_PLAY_METHODS, format_func=method_label, key=f"stu-{kind}-m"
+            )
+        else:
+            c6, c7 = st.columns(2)
+            extra["user_reader"] = (
+                c6.text_input(
+                    "Simulated user reads with ('offline' or a model spec)",
+                    value="offline",
+                    key=f"stu-{kind}-reader",
+                ).strip()
+                or "offline"
+            )
+            extra["patience_visible"] = c7.checkbox(
+                "Show the patience meter", False, key=f"stu-{kind}-meter"
+            )
+        annotators = st.multiselect(
+            "Annotators (accounts)", known_accounts(store), key=f"stu-{kind}-annotators"
+        )
+        c8, c9, c10 = st.columns(3)
+        overlap = c8.number_input(
+            "People per sample (overlap)", 1, 50, 1, step=1, key=f"stu-{kind}-overlap"
+        )
+        seed = c9.number_input("Assignment seed", value=0, step=1, key=f"stu-{kind}-seed")
+        blind_ = c10.checkbox("Blind", True, key=f"stu-{kind}-blind")
+        go_ = st.form_submit_button("Create study", type="primary")
+    if not go_:
+        return
+    samples: dict[str, Any] = {"benchmark": benchmark, "seed": int(sample_seed)}
+    if _split_ids(ids):
+        samples["ids"] = _split_ids(ids)
+    else:
+        samples["count"] = int(count)
+    if source.strip():
+        samples["source"] = source.strip()
+    data = {
+        "name": name.strip(),
+        "kind": kind,
+        "description": description,
+        "samples": samples,
+        "personas": list(personas),
+        "annotators": list(annotators),
+        "overlap": int(overlap),
+        "seed": int(seed),
+        "blind": bool(blind_),
+        **extra,
+    }
+    made = guarded(create_study_from_form, store, data)
+    if made is not None:
+        per = ", ".join(f"{a}: {n}" for a, n in made["per_annotator"].items())
+        st.session_state["stu-flash"] = (
+            f"Created study '{data['name']}': {made['items']} item(s), "
+            f"{made['assignments']} assignment(s). Items per annotator: {per}."
         )
         st.rerun()
 
@@ -400,17 +505,17 @@ def _manage(store: Store, rows: list[dict[str, Any]]) -> None:
         )
     c1, c2 = st.columns([3, 1])
     with c1.form("stu-add", enter_to_submit=True):
-        more = st.text_input(
-            "Add annotators (ids, comma-separated)",
-            key="stu-add-annotators",
-            help="Known: " + ", ".join(a.annotator_id for a in list_annotators(store)),
+        more = st.multiselect(
+            "Add annotators (accounts)", known_accounts(store), key="stu-add-annotators"
         )
         add = st.form_submit_button("Add and assign")
-    if add and _split_ids(more):
+    if add and more:
         members = [a.annotator_id for a in list_annotators(store, study.study_id)]
-        everyone = list(dict.fromkeys([*members, *_split_ids(more)]))
-        for ann in _split_ids(more):
-            guarded(add_annotator, store, ann)
+        everyone = list(dict.fromkeys([*members, *more]))
+        known = {a.annotator_id for a in list_annotators(store)}
+        for ann in more:
+            if ann not in known:
+                guarded(add_annotator, store, ann)
         made = guarded(assign_study, store, study.study_id, everyone, overlap=spec.overlap)
         if made is not None:
             per = ", ".join(f"{a}: {n}" for a, n in made.items())
@@ -420,6 +525,23 @@ def _manage(store: Store, rows: list[dict[str, Any]]) -> None:
     if c2.button(f"Mark {flip}", key="stu-status-go"):
         guarded(set_study_status, store, study.study_id, flip)
         st.rerun()
+    _why_hidden(store)
+
+
+def _why_hidden(store: Store) -> None:
+    """Admins: why is a sample hidden from a person (the blind rule, reason by reason)?"""
+    with st.container(border=True, key="stu-why"):
+        st.markdown("**Why is a sample hidden from someone?**")
+        c1, c2 = st.columns(2)
+        who = c1.selectbox("Person", known_accounts(store), index=None, key="stu-why-who")
+        sample = c2.text_input("Sample id", key="stu-why-sample").strip()
+        if who and sample:
+            reasons = why_hidden(store, who, sample)
+            if not reasons:
+                st.caption(f"Nothing hides {sample} from {who}.")
+            for r in reasons:
+                via = f" (study item #{r.assignment_id} on {r.via_sample})" if r.via_sample else ""
+                st.text(f"• {r.text}{via}")
 
 
 def study_setup_panel(store: Store) -> None:
@@ -436,7 +558,17 @@ def study_setup_panel(store: Store) -> None:
     else:
         st.caption("No studies yet.")
     with st.expander("New study", expanded=not rows):
-        _create_form(store)
+        kind = st.radio(
+            "Kind of study",
+            ["label", "play_user", "play_agent"],
+            format_func=_KIND_NAMES.get,
+            horizontal=True,
+            key="stu-kind",
+        )
+        if kind == "label":
+            _create_form(store)
+        else:
+            _play_form(store, str(kind))
     if rows:
         st.subheader("Manage a study")
         _manage(store, rows)

@@ -119,8 +119,8 @@ def test_the_agent_role_participant_cannot_reach_the_user_view(
         )
         tab.goto(f"{url}/play_user?{query}")
         wait_for_app(tab)
-        tab.get_by_role("button", name="Start episode").click()
         tab.get_by_text(re.compile("assigned to play the agent on this sample")).wait_for()
+        assert tab.get_by_role("button", name="Start episode").count() == 0
         assert "What you want now" not in _main(tab)
         n_user_plays = store.conn.execute(
             "SELECT count(*) FROM study_plays WHERE annotator_id='ann' AND role='play_user'"

@@ -142,20 +142,33 @@ def test_annotate_password_mode_uses_signed_in_name(
     assert at.subheader[0].value == "Item 1 of 2"
 
 
-def test_study_setup_on_data_page_then_annotate(study_store: Store) -> None:
+def test_study_setup_on_data_page_then_annotate(
+    study_store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import yaml
+
+    from core.studio.auth import hash_password
+
+    pw = hash_password("pw", iterations=1000)
+    creds = tmp_path / "creds.yaml"
+    users = {n: {"role": "annotator", "password": pw} for n in ("ann1", "ann2", "ann3")}
+    creds.write_text(yaml.safe_dump({"users": users}))
+    monkeypatch.setenv("DRIFTBENCH_CREDENTIALS", str(creds))
     data = AppTest.from_file(str(PROJECT_ROOT / "pages" / "data.py"), default_timeout=30).run()
     assert not data.exception
     assert any("No studies yet" in c.value for c in data.caption)
     data.text_input(key="stu-name").input("from-the-form")
     data.number_input(key="stu-first-n").set_value(2)
-    data.text_input(key="stu-annotators").input("ann1, ann2")
+    # annotators are picked from the accounts: a typo cannot be enrolled
+    assert data.multiselect(key="stu-annotators").options == ["ann1", "ann2", "ann3"]
+    data.multiselect(key="stu-annotators").set_value(["ann1", "ann2"])
     next(b for b in data.button if b.label == "Create study").click()
     data.run()
     assert not data.exception
     assert any("Created study 'from-the-form'" in s.value for s in data.success)
     assert any("ann1: 2" in s.value and "ann2: 2" in s.value for s in data.success)
     # enrol one more annotator on the existing study, then close it
-    data.text_input(key="stu-add-annotators").input("ann3")
+    data.multiselect(key="stu-add-annotators").set_value(["ann3"])
     next(b for b in data.button if b.label == "Add and assign").click()
     data.run()
     assert any("ann3: " in s.value for s in data.success)

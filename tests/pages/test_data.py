@@ -58,3 +58,41 @@ def test_study_form_keeps_label_kinds_and_pairs_within_a_benchmark(demo_store) -
     bench = {r["episode_id"]: r["benchmark"] for r in rows}
     assert len(spec.episode_pairs) == 2
     assert all(bench[a] == bench[b] for a, b in spec.episode_pairs)
+
+
+def test_play_study_form_uses_accounts_and_seeded_samples(demo_home, tmp_path, monkeypatch):
+    """A play-as-user study from the Data page: samples by a seeded draw, annotators chosen from
+    the accounts (no free-text ids), progress per annotator shown."""
+    import yaml
+
+    from tests.pages.study_fixtures import copy_store
+
+    monkeypatch.setenv("DRIFTBENCH_HOME", str(tmp_path))
+    demo_store = copy_store(demo_home, tmp_path)
+
+    from core.studies import get_study, study_progress
+    from core.studio.auth import hash_password
+
+    pw = hash_password("pw", iterations=1000)
+    creds = tmp_path / "creds.yaml"
+    creds.write_text(
+        yaml.safe_dump(
+            {"users": {n: {"role": "annotator", "password": pw} for n in ("ann", "bob")}}
+        )
+    )
+    monkeypatch.setenv("DRIFTBENCH_CREDENTIALS", str(creds))
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at.radio(key="stu-kind").set_value("play_user").run()
+    assert not at.exception
+    assert at.multiselect(key="stu-play_user-annotators").options == ["ann", "bob"]
+    at.text_input(key="stu-play_user-name").input("play-form")
+    at.number_input(key="stu-play_user-count").set_value(3)
+    at.number_input(key="stu-play_user-sseed").set_value(5)
+    at.multiselect(key="stu-play_user-annotators").set_value(["ann", "bob"])
+    at.number_input(key="stu-play_user-overlap").set_value(1)
+    next(b for b in at.button if b.label == "Create study").click().run()
+    assert not at.exception
+    spec = get_study(demo_store, "play-form").spec
+    assert spec.roles == ("play_user",) and len(spec.samples) == 3 and spec.agent == "symbolic"
+    progress = {p["annotator"]: p["assigned"] for p in study_progress(demo_store, "play-form")}
+    assert sorted(progress.values()) == [1, 2] and set(progress) == {"ann", "bob"}

@@ -25,6 +25,7 @@ from core.paths import DATA_DIR
 from core.runner import run_sweep
 from core.store import Store
 from core.studio import roleplay as play
+from core.studio.reply_check import send_reply
 from tests.fakes.openai_server import FakeOpenAIServer, Fault
 from tests.reliability.test_malformed_inputs import (  # noqa: F401 - fixtures
     _cli,
@@ -47,20 +48,22 @@ def test_a_reply_from_a_stale_tab_is_refused_and_nothing_is_stored(store: Store)
     first = play.user_play_view(store, eid).user
     assert first.pending_prompt is not None, "the agent opens with a question"
     tab_a = tab_b = first.pending_prompt  # two tabs show the same question
-    play.reply(store, eid, "I want the teal one", [], answers=tab_a)
+    send_reply(store, eid, "I want the teal one", deliberate=True, answers=tab_a)
     now = play.user_play_view(store, eid).user
     if now.ended:
         pytest.skip("the symbolic agent finished after one reply")
     assert now.pending_prompt != tab_b
     n_events = len(store.event_jsons(eid))
     with pytest.raises(StaleReplyError, match="reload the page") as info:
-        play.reply(store, eid, "a reply meant for the old question", [], answers=tab_b)
+        send_reply(store, eid, "a reply meant for the old question", deliberate=True, answers=tab_b)
     assert "nothing was recorded" in str(info.value)
     assert len(store.event_jsons(eid)) == n_events
     with pytest.raises(StaleReplyError, match="reload"):
         play.let_simulator_reply(store, eid, answers=tab_b)
     assert len(store.event_jsons(eid)) == n_events
-    play.reply(store, eid, "now the right one", [], answers=now.pending_prompt)  # current: fine
+    send_reply(
+        store, eid, "now the right one", deliberate=True, answers=now.pending_prompt
+    )  # current: fine
     assert len(store.event_jsons(eid)) > n_events
 
 
@@ -71,7 +74,7 @@ def test_a_reply_to_an_episode_no_longer_waiting_says_reload(store: Store) -> No
     episode.abort_for(store, eid, RuntimeError("ended in another tab"))
     assert play.user_play_view(store, eid).user.ended
     with pytest.raises(StaleReplyError, match="reload"):
-        play.reply(store, eid, "late", [], answers=prompt)
+        send_reply(store, eid, "late", deliberate=True, answers=prompt)
 
 
 # -- non-finite numbers ----------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from core.errors import ConfigError, ProtocolError
 from core.model.actions import Propose
 from core.store import Store
 from core.studies import add_annotator, assign_study, create_study
-from core.studio import plays
+from core.studio import blind, plays
 from core.studio import roleplay as play
 from core.studio.debrief import agent_debrief
 from core.studio.home import my_work
@@ -118,7 +118,7 @@ def test_a_study_assignment_fixes_role_and_sample(loaded: Store) -> None:
             seed=0,
             player="ann",
         )
-    assert sid in plays.blocked_samples(loaded, "ann", "user", strict=False)
+    assert sid in blind.hidden_samples(loaded, "ann", "user", strict=False)
     item = plays.assigned_play(loaded, aid, "ann", "agent")
     assert item.sample_id == sid and item.episode_id is None
     with pytest.raises(ProtocolError, match="someone else"):
