@@ -67,9 +67,13 @@ def load() -> list[Item]:
     for benchmark, by_sample in raw.items():
         graphs, samples = _bundled(benchmark)
         for prefix, rows in by_sample.items():
-            s = next(x for x in samples if x.sample_id.startswith(str(prefix)))
-            g = next(g for g in graphs if g.graph_id == s.graph_id)
-            it = g.node(s.root_intent_id)
+            if "/" in str(prefix):  # GRAPH_ID/INTENT_ID: stable when samples are rebuilt
+                graph_id, intent_id = str(prefix).split("/")
+            else:
+                s = next(x for x in samples if x.sample_id.startswith(str(prefix)))
+                graph_id, intent_id = s.graph_id, s.root_intent_id
+            g = next(g for g in graphs if g.graph_id == graph_id)
+            it = g.node(intent_id)
             for r in rows:
                 out.append(
                     Item(
@@ -161,7 +165,7 @@ def cost(reps: int) -> dict[str, float]:
         if it.intent.intent_id in seen:
             continue
         seen.add(it.intent.intent_id)
-        reply_index._CACHE.clear()
+        worlds[it.benchmark].memo(reply_index.REPLY_INDEX_MEMO).clear()
         t = time.perf_counter()
         read_offline(it.reply, it.intent, worlds[it.benchmark], asked=it.asked)
         cold.append((time.perf_counter() - t) * 1000)
