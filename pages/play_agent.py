@@ -28,11 +28,11 @@ from pages.common.play import (
     remember_episode,
     resolve_episode,
     setup_controls,
-    shop,
     start_study_item,
     tool_form,
     tool_result,
 )
+from pages.common.shop_view import shop
 from pages.common.store import get_store
 from pages.common.ui import guarded
 
@@ -164,7 +164,8 @@ elif view.forced_final:
         st.text(view.format_hint)
 
 action: EnvOp | Ask | Propose | None = None
-left, right = st.columns([5, 4])
+# the tools (the shop, the tool forms and their results) are the agent's workspace: the wider column
+left, right = st.columns([2, 3])
 with left:
     st.subheader("Conversation")
     with st.chat_message("user"):
@@ -183,8 +184,9 @@ with right:
         call = tool_form(view.tools, "play_agent_tools", disabled=view.ended)
         last = next((e for e in reversed(view.transcript) if e.role == "environment"), None)
         if last is not None:
-            st.caption(f"Last result (turn {last.turn})")
-            tool_result(last.text)
+            with st.container(border=True, key="play_agent_last_result"):
+                st.markdown(f":material/output: **Last result** (turn {last.turn})")
+                tool_result(last.text)
     if call is not None:
         action = EnvOp(action=call)
     st.subheader("Final answer")
