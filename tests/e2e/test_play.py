@@ -112,7 +112,7 @@ def test_play_as_user_a_couple_of_turns(studio_url: str, store: Store, tab: Any)
     _button(tab, "Start episode").click()
     eid = _episode_id(tab)
     tab.get_by_text("Tick what your reply tells the agent").wait_for()
-    tab.get_by_text("You are Rational").wait_for()
+    tab.get_by_text("You are the customer").wait_for()  # the shop knows no name
     tab.get_by_test_id("stCheckbox").first.click()
     chat = tab.get_by_test_id("stChatInputTextArea")
     chat.fill("Teal, please.")
