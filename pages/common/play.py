@@ -22,8 +22,7 @@ from core.studio.choices import load_personas, offered_benchmarks
 from core.studio.markdown import md_escape
 from core.studio.plays import Access, open_play
 from core.studio.roleplay import PLAY_BENCHMARKS, arg_fields, build_args, sample_choices
-from core.studio.toolcalls import describe_call
-from pages.common.tool_view import full_tool_result
+from pages.common.tool_view import call_view, full_tool_result
 from pages.common.ui import guarded
 
 RANDOM = "(random)"
@@ -280,10 +279,7 @@ def conversation(
 
 def tool_call(action: EnvAction) -> None:
     """A tool call as a title and ``name: value`` lines (inert text)."""
-    call = describe_call(action.tool, action.args)
-    st.markdown(f":material/build: **{md_escape(call.title)}**")
-    if call.fields:
-        st.text("\n".join(f"{f.name}: {f.value}" for f in call.fields))
+    call_view(action.tool, action.args)
 
 
 def tool_result(text: str) -> None:

@@ -8,12 +8,28 @@ can sit inside one.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
+from core.studio.markdown import md_escape
 from core.studio.tool_results import FullResult, full_result
+from core.studio.toolcalls import describe_call
 
 MAX_STATIC_ROWS = 40  # tables up to this many rows are static (text wraps, nothing cut)
+
+
+def call_view(tool: str, args: Mapping[str, Any]) -> None:
+    """A tool call as people read it: a title and one ``name: value`` line per argument.
+
+    The one rendering of a tool call, shared by the play pages, Inspect and Annotate.
+    """
+    call = describe_call(tool, args)
+    st.markdown(f":material/build: **{md_escape(call.title)}**")
+    if call.fields:
+        st.text("\n".join(f"{f.name}: {f.value}" for f in call.fields))
 
 
 def result_title(text: str) -> str:
