@@ -39,7 +39,8 @@ def heatmap_cells(
     Returns:
         Columns ``benchmark, metric, persona, value, rank, column, text, n, tie``: ``column``
         is the x label (``"<benchmark> · <metric>"``), ``text`` the formatted value ("—" when
-        undefined), ``n`` the episodes in the metric's denominator, and ``tie`` marks a column
+        undefined), ``n`` the episodes (pairs, for Consistency) in the metric's denominator —
+        0 where nothing was judged — and ``tie`` marks a column
         where every persona has the same value (then nobody is ranked). Tied values share
         their average rank.
     """
@@ -56,16 +57,6 @@ def heatmap_cells(
     heat = heat.sort_values(["benchmark", "_o", "persona"]).drop(columns="_o")
     heat["column"] = heat["benchmark"].astype(str) + " · " + heat["metric"].astype(str)
     heat["text"] = [fmt(m, v) for m, v in zip(heat["metric"], heat["value"], strict=True)]
-    cols_of = {m: COLUMN_OF[m] for m in names if COLUMN_OF.get(m) in frame.columns}
-    defined = frame[list(cols_of.values())].notna()
-    defined[["benchmark", "persona"]] = frame[["benchmark", "persona"]]
-    per = defined.groupby(["benchmark", "persona"], sort=False).sum()
-    sizes = frame.groupby(["benchmark", "persona"], sort=False).size()
-    counts = []
-    for b, m, p in zip(heat["benchmark"], heat["metric"], heat["persona"], strict=True):
-        col = cols_of.get(str(m))
-        counts.append(int(per.at[(b, p), col]) if col is not None else int(sizes.get((b, p), 0)))
-    heat["n"] = counts
     return heat[[*cols, "tie"]].reset_index(drop=True)
 
 
