@@ -118,7 +118,12 @@ else:
     )
     for r in rows[:30]:
         for ep in r["episodes"]:
-            link("inspect", f"{r['label']} · {ep} · {r['labels']}", {"episode": ep}, icon="🔍")
+            link(
+                "inspect",
+                f"{r['label']} · {ep} · {r['labels']}",
+                {"episode": ep},
+                icon=":material/search:",
+            )
 
 spec = get_study(store, study_id).spec
 if {"persona_id", "same_persona"} & set(spec.label_kinds):

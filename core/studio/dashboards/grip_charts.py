@@ -173,6 +173,7 @@ def grip_figure(name: str, df: pd.DataFrame, *, metric: str | None = None) -> go
             hover_data={"mean_reaction": True, "n": True},
             labels={"k": "composed faults", "median_reaction": "median turns to acceptance"},
         )
+        fig.update_xaxes(dtick=1)
     elif name == "patience_by_shifts":
         d = _scaled(df)
         fig = _bars(
