@@ -130,9 +130,9 @@ if view.ended:
     complete_assignment(store, eid)
     outcome = view.outcome.value if view.outcome else "ended"
     if outcome == "SUCCESS":
-        st.success(f"Episode over: {outcome} — the user accepted your answer.")
+        st.success(f"Episode over: {plain_outcome(outcome)} — the user accepted your answer.")
     else:
-        st.error(f"Episode over: {outcome} ({plain_outcome(outcome).lower()}).")
+        st.error(f"Episode over: {plain_outcome(outcome)}.")
     debrief = guarded(agent_debrief, store, eid)
     if debrief is not None:
         with st.container(border=True, key="play_agent_debrief"):

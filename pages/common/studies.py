@@ -14,6 +14,7 @@ import streamlit as st
 
 from core.studio.glossary import choice_title, glossary
 from core.studio.markdown import md_escape
+from core.studio.plainwords import plain_outcome, plain_status
 from core.studio.store_access import Store
 from core.studio.study_display import SESSION_MEASURES, fmt_percent
 from core.studio.study_service import (
@@ -103,7 +104,7 @@ def item_cards(view: ItemView) -> None:
                         "agent": card.agent,
                         "voice": card.user_voice,
                         "persona": card.persona_id,
-                        "outcome": card.outcome,
+                        "outcome": plain_outcome(card.outcome) if card.outcome else None,
                     }
                     st.caption(" · ".join(f"{k}: {v}" for k, v in facts.items() if v))
                 st.caption(f"{card.benchmark} · {card.n_user_turns} user messages")
@@ -331,7 +332,7 @@ def _target_options(store: Store, target: str) -> dict[str, str]:
         }
     return {
         r["episode_id"]: f"{r['episode_id']} · {r['benchmark']} · {r['method']} · "
-        f"{r['persona_id']} · {r['outcome'] or r['status']}"
+        f"{r['persona_id']} · {plain_status(r['outcome'], r['status'])}"
         for r in store.episode_rows(status="ended")
     }
 

@@ -128,7 +128,7 @@ def test_play_webshop_to_an_accepted_purchase(monkeypatch: pytest.MonkeyPatch) -
     if not episode.agent_view(store, eid).ended:  # Buy Now, then the final answer
         at.text_input(key="play_agent_final_text").input("my purchase")
         next(b for b in at.button if b.label == "Give final answer").click().run()
-    assert any("SUCCESS" in s.value for s in at.success)
+    assert any("Success — the user accepted" in s.value for s in at.success)
     view = episode.agent_view(store, eid)
     assert view.ended and view.outcome is not None and view.outcome.value == "SUCCESS"
     assert view.patience is None  # the default condition hides the meter

@@ -19,6 +19,7 @@ from core.grip.figures import persona_heatmap
 from core.grip.metrics import METRIC_BY_NAME, METRIC_NAMES
 from core.model.base import Strict
 from core.studio.dashboards.grip_format import COLUMN_OF, fmt
+from core.studio.plainwords import plain_outcome
 
 INSPECT_PATH = "inspect"
 """URL path of the episode inspector page."""
@@ -178,7 +179,7 @@ def cell_episodes(frame: pd.DataFrame, cell: Cell, limit: int | None = None) -> 
             "backbone": sub["backbone"].to_numpy(),
             "seed": sub["seed"].to_numpy(),
             "sample_id": sub["sample_id"].to_numpy(),
-            "outcome": sub["outcome"].to_numpy(),
+            "outcome": [plain_outcome(str(o)) if o else "" for o in sub["outcome"]],
             "bucket": sub["bucket"].astype(str).to_numpy(),
             "value": [fmt(cell.metric, v) for v in vals],
         }
