@@ -28,7 +28,7 @@ from core.grip.metrics import EPISODE_METRICS
 N_BOOT = 1000
 """Bootstrap draws per interval."""
 
-NORMAL_ABOVE = 5000
+NORMAL_ABOVE = 1000
 """Cells with more episodes than this use the normal approximation."""
 
 SD_OVER_SEEDS = "sd over seeds"
