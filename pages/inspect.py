@@ -157,7 +157,7 @@ ended = records[-1].patience_after if records else None
 row = next(r for r in rows if r["episode_id"] == episode_id)
 
 st.subheader(f"Episode {episode_id}")
-top = st.columns(5)
+top = st.columns([2.2, 1, 1, 1, 1])  # the outcome in words needs the room
 top[0].metric("Outcome", plain_status(row["outcome"], row["status"]))
 top[1].metric("Turns", max((r.turn for r in records), default=0))
 top[2].metric("Patience left", "—" if ended is None else f"{ended:g}")

@@ -105,7 +105,10 @@ def cards() -> None:
                 if charges:
                     st.caption(
                         "charges: "
-                        + ", ".join(f"−{c['cost']:g} {c['reason']}" for c in charges[-6:])
+                        + ", ".join(
+                            f"−{c['cost']:g} {str(c['reason']).replace('_', ' ')}"
+                            for c in charges[-6:]
+                        )
                     )
                 for r in records[-3:]:
                     if r.tool is not None:

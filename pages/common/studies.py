@@ -134,7 +134,8 @@ def label_glossary(view: ItemView) -> None:
         if not entries:
             continue
         name = "Fault glossary" if kind == "fault_type" else "Shift glossary"
-        with st.expander(name, icon=":material/menu_book:", expanded=False):
+        box = st.container(key=f"ann-glossary-{kind}")
+        with box.expander(name, icon=":material/menu_book:", expanded=False):
             group = None
             for g in entries:
                 if g.group and g.group != group:

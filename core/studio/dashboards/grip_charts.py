@@ -308,11 +308,8 @@ def heatmap_figure(heat: pd.DataFrame, personas: Sequence[str] | None = None) ->
             elif kind == "tie":
                 marker.update(color="#d5d9df")
             else:
-                marker.update(
-                    color="rgba(0,0,0,0)",
-                    symbol="square-open",
-                    line={"width": 1.5, "color": "#8a8f98"},
-                )
+                # an open symbol draws its outline in the marker colour and has no fill
+                marker.update(color="#8a8f98", symbol="square-open", line={"width": 1.5})
             fig.add_trace(
                 go.Scatter(
                     x=part["metric"],
