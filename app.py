@@ -13,7 +13,7 @@ from core.studio.auth import pages_for
 from core.studio.pages import PAGES
 from pages.common.auth import can_sign_out, cookie_scripts, current_user, login_page, logout
 
-st.set_page_config(page_title="Drift-Bench++ Studio", page_icon="🧭", layout="wide")
+st.set_page_config(page_title="Drift-Bench++ Studio", page_icon=":material/explore:", layout="wide")
 install_log_redaction()  # no key (nor a fragment of one) reaches the studio's logs
 
 try:
@@ -30,7 +30,7 @@ if user is None:
         st.Page(
             login_page,
             title="Sign in",
-            icon="🔑",
+            icon=":material/key:",
             url_path=spec.url_path or None,
             default=spec.page_id == "home",
         )

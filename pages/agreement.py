@@ -119,7 +119,12 @@ else:
     )
     for r in rows[:30]:
         for ep in r["episodes"]:
-            link("inspect", f"{r['label']} · {ep} · {r['labels']}", {"episode": ep}, icon="🔍")
+            link(
+                "inspect",
+                f"{r['label']} · {ep} · {r['labels']}",
+                {"episode": ep},
+                icon=":material/search:",
+            )
 
 spec = get_study(store, study_id).spec
 if "play_user" in spec.roles:

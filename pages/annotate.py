@@ -16,17 +16,19 @@ import streamlit as st
 from core.studio.study_display import annotator_studies, progress_text
 from core.studio.study_service import (
     annotator_queue,
+    confirm_item,
     get_assignment,
     item_view,
     label_item,
     list_annotators,
+    missing_labels,
     open_next,
     set_assignment_status,
 )
 from pages.common.auth import auth_mode, current_user
 from pages.common.nav import link
 from pages.common.store import get_store
-from pages.common.studies import item_cards, label_form, labels_table
+from pages.common.studies import item_cards, label_form, label_glossary, labels_table
 from pages.common.ui import guarded, keyboard_shortcuts
 
 store = get_store()
@@ -115,9 +117,21 @@ item_cards(view)
 if view.role == "label":
     keyboard_shortcuts()
     st.caption("Shortcuts: number keys pick a label · Enter saves (outside text fields).")
+    label_glossary(view)
+    reopened = bool(view.my_labels) and not missing_labels(store, item.assignment_id)
+    if reopened:
+        st.info(
+            "You labelled this item before and reopened it: change a label, or save as it is "
+            "to confirm your labels unchanged.",
+            icon=":material/replay:",
+        )
     given = label_form(view)
     if given is not None:
-        if not given:
+        if not given and reopened:
+            if guarded(confirm_item, store, item.assignment_id) is not None:
+                st.session_state["ann-flash"] = f"Confirmed item {item.ref} unchanged."
+                st.rerun()
+        elif not given:
             st.warning("Nothing new to save: choose a label first.")
         else:
             seconds = _seconds(item.assignment_id)
@@ -158,7 +172,7 @@ else:
         str(view.role),
         f"Play this item as {role}",
         {"assignment": str(item.assignment_id)},
-        icon="🎭" if view.role == "play_user" else "🕹️",
+        icon=":material/theater_comedy:" if view.role == "play_user" else ":material/joystick:",
     )
 
 if st.button("Skip this item", key="ann-skip"):

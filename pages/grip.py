@@ -9,17 +9,20 @@ from core.studio.choices import GROUPABLE, METRIC_NAMES, method_label
 from core.studio.dashboards import (
     FILTER_KEYS,
     HEATMAP_METRICS,
+    JUDGE_CHOICES,
     MIN_N_FOR_BEST,
     OFFLINE_NOTE,
     UNDEFINED,
     Cell,
     cell_episodes,
     cell_size,
+    default_judges,
     default_runs,
     delta_table,
     facets,
     figure_frame,
     filter_frame,
+    grid_styler,
     heatmap_cells,
     load_frame,
     md_escape,
@@ -75,7 +78,7 @@ if not selected:
     st.info("Pick one or more runs.")
     st.stop()
 if any(by_name[n].symbolic for n in selected):
-    st.info(OFFLINE_NOTE, icon="ℹ️")
+    st.info(OFFLINE_NOTE, icon=":material/info:")
 
 frame = guarded(load_frame, store, selected)
 if frame is None:
@@ -110,11 +113,15 @@ with st.expander("Filters and grouping", expanded=False):
         default=None if "grip-rows" in st.session_state else ["benchmark", "method"],
         key="grip-rows",
     )
+    if "grip-judges" not in st.session_state:
+        st.session_state["grip-judges"] = default_judges(frame)
     judges = c2.selectbox(
-        "Role-realism judges",
-        ["none", "heuristic", "human"],
+        "Role-realism judges (Identification, Consistency)",
+        list(JUDGE_CHOICES),
+        format_func=JUDGE_CHOICES.get,
         key="grip-judges",
-        help="Identification and Consistency need judges; LLM judges run from the CLI.",
+        help="Identification and Consistency need judges: the offline heuristic judges run by "
+        "default (an approximation); LLM judges run from the CLI (`driftbench grip --judges`).",
     )
 
 pairs = None
@@ -133,13 +140,16 @@ run_ids = resolve_runs(store, selected)
 st.subheader("Results grid")
 st.caption(
     f"{len(shown)} episodes · n = episodes in the cell (a metric's own denominator follows its "
-    f"value when it differs) · best of each benchmark in **bold**, never for a cell with fewer "
+    f"value when it differs) · best of each benchmark in **bold**, second best underlined, "
+    f"never for a cell with fewer "
     f"than {MIN_N_FOR_BEST} episodes (Staleness and Reaction: lower is better) · rates ×100 · "
     "Patience in budget units · Reaction in turns. Branch runs are separate runs: they never "
     "change a sweep's grid."
 )
 grid = table2(shown, keys, pairs=pairs)
-st.table(grid.display, hide_index=True)
+if judges != "none":
+    st.caption(f"Identification and Consistency: {JUDGE_CHOICES[judges]}.")
+st.table(grid_styler(grid))
 report_json, report_csv_text = report_downloads(
     shown, run_ids, keys, pairs=pairs, judges=None if judges == "none" else judges
 )
@@ -207,9 +217,10 @@ if fig_df is not None:
 
 st.subheader("Persona ranking heatmap")
 st.caption(
-    "Rank of each persona per benchmark × metric (1 = best; tied values share their average "
-    "rank; a dotted grey column = every persona ties, nobody is ranked; a hollow square = "
-    "undefined). Click a cell (or pick it below) to list the episodes behind it."
+    "One panel per benchmark. Each cell: the persona's rank on that metric (1 = best; tied "
+    "values share their average rank) and n, the episodes in the cell's denominator (pairs for "
+    "Consistency). A grey column = every persona ties, nobody is ranked; a hollow square = "
+    "undefined. Click a cell (or pick it below) to list the episodes behind it."
 )
 heat = heatmap_cells(shown, pairs=pairs)
 event = st.plotly_chart(

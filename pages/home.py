@@ -54,7 +54,7 @@ if work["studies"] or work["plays"] or work["resume"]:
                 f"{study['total']} done" + (f", {left} to go" if left else "")
             )
             if left and study["status"] == "open":
-                link("annotate", "Continue annotating", icon="✍️")
+                link("annotate", "Continue annotating", icon=":material/edit_note:")
     for item in work["plays"]:
         role = "the customer" if item["role"] == "play_user" else "the agent"
         c1, c2 = st.columns([3, 2], vertical_alignment="center")
@@ -69,7 +69,12 @@ if work["studies"] or work["plays"] or work["resume"]:
             f"{play['persona']}, {play['events']} events)"
         )
         with c2:
-            link(play["page"], "Resume", {"episode": play["episode_id"]}, icon="▶️")
+            link(
+                play["page"],
+                "Resume",
+                {"episode": play["episode_id"]},
+                icon=":material/play_arrow:",
+            )
         if c3.button("Discard", key=f"home-discard-{play['episode_id']}"):
             if guarded(discard_play, store, play["episode_id"], user.name):
                 st.rerun()

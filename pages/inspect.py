@@ -9,6 +9,8 @@ researcher reveal as structured fields, compare and branch.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 
@@ -25,17 +27,16 @@ from core.studio.inspector import (
     table_rows,
 )
 from core.studio.links import link_id, link_int
+from core.studio.plainwords import plain_outcome, plain_status
 from core.studio.roleplay import claim_episode, world_for
 from core.studio.timeline import (
-    TurnRecord,
-    align_turns,
     matching_turns,
     timeline_points,
     turn_records,
 )
-from core.studio.toolcalls import describe_call, describe_result
 from pages.common.auth import current_user
-from pages.common.nav import link
+from pages.common.inspect_view import compare_view, turn_card, turn_nav
+from pages.common.nav import link, reload_link
 from pages.common.store import get_store
 from pages.common.ui import guarded, scroll_to
 from pages.common.widgets import timeline_figure
@@ -62,6 +63,16 @@ if linked and linked != st.session_state.get("insp-url-episode") and store.episo
             for facet in FACETS:
                 st.session_state[f"insp-{facet}"] = ALL
 
+
+def _facet_format(facet: str) -> Callable[[object], str]:
+    """Methods by their ladder names, outcomes in plain words; every other facet as it is."""
+    if facet == "method":
+        return lambda m: str(m) if m == ALL else method_label(str(m))
+    if facet == "outcome":
+        return lambda o: str(o) if o == ALL else plain_outcome(str(o))
+    return str
+
+
 cols = st.columns(len(FACETS))
 chosen = {}
 for col, facet in zip(cols, FACETS, strict=True):
@@ -72,7 +83,7 @@ for col, facet in zip(cols, FACETS, strict=True):
         facet,
         options,
         key=f"insp-{facet}",
-        format_func=(lambda m: m if m == ALL else method_label(m)) if facet == "method" else str,
+        format_func=_facet_format(facet),
     )
 filters = {k: (None if v == ALL else v) for k, v in chosen.items()}
 rows = episode_index(store, **filters)
@@ -125,7 +136,7 @@ st.dataframe(
 )
 labels = {
     r["episode_id"]: f"{r['episode_id']} · {r['benchmark']} · {r['method']} · {r['persona_id']}"
-    f" · {r['outcome'] or r['status']}"
+    f" · {plain_status(r['outcome'], r['status'])}"
     for r in rows
 }
 st.session_state["insp-episode"] = episode_id
@@ -149,8 +160,8 @@ ended = records[-1].patience_after if records else None
 row = next(r for r in rows if r["episode_id"] == episode_id)
 
 st.subheader(f"Episode {episode_id}")
-top = st.columns(5)
-top[0].metric("Outcome", row["outcome"] or row["status"])
+top = st.columns([2.2, 1, 1, 1, 1])  # the outcome in words needs the room
+top[0].metric("Outcome", plain_status(row["outcome"], row["status"]))
 top[1].metric("Turns", max((r.turn for r in records), default=0))
 top[2].metric("Patience left", "—" if ended is None else f"{ended:g}")
 top[3].metric("Shifts fired", sum(1 for r in records for s in r.shifts if s["event"] == "fired"))
@@ -161,76 +172,14 @@ st.caption(
     f"config {header.config_hash[:12]}"
 )
 if header.parent_episode_id:
-    link(
+    reload_link(
         "inspect",
         f"Branched from {header.parent_episode_id} before turn {header.fork_turn} — open it",
         {"episode": header.parent_episode_id},
-        icon="↩️",
+        icon=":material/subdirectory_arrow_left:",
+        key="insp-parent-link",
     )
 st.plotly_chart(timeline_figure(timeline_points(events), budget=truth.budget), key="insp-timeline")
-
-
-def _state_lines(r: TurnRecord) -> list[str]:
-    lines = [f"intent {r.intent_id} · patience {r.patience_before} → {r.patience_after}"]
-    if r.asked_slots:
-        lines.append("asked about: " + ", ".join(r.asked_slots))
-    for d in r.disclosures:
-        value = "" if d.get("value") is None else f" = {d['value']}"
-        lines.append(f"disclosed {d['slot']}{value} ({d['how']})")
-    for s in r.shifts:
-        if s["event"] == "fired":
-            lines.append(f"shift fired: {s['operator']} — {s['delta']} ({s['trigger']})")
-        elif s["event"] == "due":
-            lines.append(f"shift due at patience {s['threshold']:g}")
-        else:
-            lines.append(f"shift skipped ({s['reason']})")
-    for v in r.verdicts:
-        verdict = "accepted" if v["accepted"] else "rejected"
-        lines.append(f"proposal {verdict}: {v['reason']} (via {v['via']})")
-    for c in r.charges:
-        lines.append(
-            f"patience −{c['cost']:g} for {c['reason']} ({c['before']:g} → {c['after']:g})"
-        )
-    return lines
-
-
-def _turn_card(r: TurnRecord, hit: bool, selected: bool) -> None:
-    with st.container(border=True, key=f"turn-{r.turn}"):
-        kind = {"tool": "tool call", "question": "message", "proposal": "final answer"}.get(
-            r.action_kind, r.action_kind or "start"
-        )
-        head = st.container(horizontal=True, vertical_alignment="center")
-        head.markdown(
-            f"**Turn {r.turn}** · {kind}"
-            + (" · 🔎 match" if hit else "")
-            + (" · ⬅ linked" if selected else "")
-        )
-        left, right = st.columns([3, 2])
-        with left:
-            if r.tool is not None:
-                call = describe_call(r.tool, r.tool_args)
-                st.markdown(f"🛠️ **{call.title}**")
-                for f in call.fields:
-                    st.text(f"{f.name}: {f.value}")
-            elif r.action_text:
-                st.caption("Agent")
-                st.text(r.action_text)
-            for obs in r.observations:
-                st.caption(f"Result of {obs['tool']} · {'ok' if obs['ok'] else 'failed'}")
-                result = describe_result(str(obs["text"]))
-                if result.fields:
-                    st.text("\n".join(f"{f.name}: {f.value}" for f in result.fields[:40]))
-                elif result.rows:
-                    st.dataframe(pd.DataFrame(list(result.rows)).astype(str), hide_index=True)
-                else:
-                    st.text(result.text[:2000])
-            if r.reply_text is not None:
-                st.caption(f"User ({r.reply_kind})")
-                st.text(r.reply_text)
-            for note in r.notes:
-                st.caption(note)
-        with right:
-            st.text("\n".join(_state_lines(r)))
 
 
 turns_tab, reveal_tab, compare_tab, branch_tab = st.tabs(
@@ -242,8 +191,14 @@ with turns_tab:
     if needle:
         st.caption(f"{len(hits)} matching turn(s): {sorted(hits)}")
     selected_turn = link_int(st.query_params.get("turn"), hi=10**6)
+    turns = [r.turn for r in records]
+    go = turn_nav(turns, selected_turn)
     for r in records:
-        _turn_card(r, r.turn in hits, r.turn == selected_turn)
+        asked = turn_card(r, r.turn in hits, r.turn == selected_turn, turns)
+        go = asked if asked is not None else go
+    if go is not None:
+        st.query_params["turn"] = str(go)
+        st.rerun()
     if selected_turn is not None:
         scroll_to(f"turn-{selected_turn}")
 
@@ -293,31 +248,25 @@ with reveal_tab:
             st.text("\n".join(rv.lessons))
 
 with compare_tab:
-    others = [i for i in ids if i != episode_id]
-    if not others:
-        st.caption("No other episode in the table to compare with.")
+    same = [r for r in rows if r["episode_id"] != episode_id and r["benchmark"] == header.benchmark]
+    if not same:
+        st.caption(
+            f"No other {header.benchmark} episode in the table to compare with (episodes are "
+            "compared within one benchmark)."
+        )
     else:
         other = st.selectbox(
-            "Compare with", others, format_func=lambda i: labels.get(i, i), key="insp-compare"
+            f"Compare with (another {header.benchmark} episode)",
+            [r["episode_id"] for r in same],
+            format_func=lambda i: labels.get(i, i),
+            key="insp-compare",
         )
-        other_records = turn_records(store.events(other))
-        for left_rec, right_rec in align_turns(records, other_records):
-            lc, rc = st.columns(2)
-            for col, rec in ((lc, left_rec), (rc, right_rec)):
-                with col:
-                    if rec is None:
-                        st.caption("—")
-                        continue
-                    st.markdown(f"**Turn {rec.turn}** · patience {rec.patience_after}")
-                    if rec.tool is not None:
-                        st.text(describe_call(rec.tool, rec.tool_args).summary)
-                    else:
-                        st.text(rec.action_text or "")
-                    if rec.reply_text:
-                        st.text("user: " + rec.reply_text)
-                    for v in rec.verdicts:
-                        verdict = "accepted" if v["accepted"] else "rejected"
-                        st.caption(f"verdict: {verdict} ({v['reason']})")
+        compare_view(
+            store,
+            (header, row),
+            (store.header(other), next(r for r in same if r["episode_id"] == other)),
+            records,
+        )
 
 with branch_tab:
     st.caption(
@@ -344,7 +293,18 @@ with branch_tab:
         new_id, how = made
         if how == live.HUMAN:
             st.success(f"Branch {new_id} is waiting for you as the agent.")
-            link("play_agent", "Take over as the agent", {"episode": new_id}, icon="🕹️")
+            link(
+                "play_agent",
+                "Take over as the agent",
+                {"episode": new_id},
+                icon=":material/joystick:",
+            )
         else:
             st.success(f"Branch {new_id} continues with {method_label(how)} in the background.")
-            link("inspect", "Open the branch", {"episode": new_id}, icon="🔍")
+            reload_link(
+                "inspect",
+                "Open the branch",
+                {"episode": new_id},
+                icon=":material/call_split:",
+                key="insp-branch-link",
+            )

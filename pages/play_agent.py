@@ -29,11 +29,11 @@ from pages.common.play import (
     remember_episode,
     resolve_episode,
     setup_controls,
-    shop,
     start_study_item,
     tool_form,
     tool_result,
 )
+from pages.common.shop_view import shop
 from pages.common.store import get_store
 from pages.common.ui import guarded
 
@@ -136,9 +136,9 @@ if view.ended:
     complete_assignment(store, eid)
     outcome = view.outcome.value if view.outcome else "ended"
     if outcome == "SUCCESS":
-        st.success(f"Episode over: {outcome} — the user accepted your answer.")
+        st.success(f"Episode over: {plain_outcome(outcome)} — the user accepted your answer.")
     else:
-        st.error(f"Episode over: {outcome} ({plain_outcome(outcome).lower()}).")
+        st.error(f"Episode over: {plain_outcome(outcome)}.")
     debrief = guarded(debrief_for, store, eid, user.name)
     if debrief is not None:
         with st.container(border=True, key="play_agent_debrief"):
@@ -170,7 +170,8 @@ elif view.forced_final:
         st.text(view.format_hint)
 
 action: EnvOp | Ask | Propose | None = None
-left, right = st.columns([5, 4])
+# the tools (the shop, the tool forms and their results) are the agent's workspace: the wider column
+left, right = st.columns([2, 3])
 with left:
     st.subheader("Conversation")
     with st.chat_message("user"):
@@ -189,8 +190,9 @@ with right:
         call = tool_form(view.tools, "play_agent_tools", disabled=view.ended)
         last = next((e for e in reversed(view.transcript) if e.role == "environment"), None)
         if last is not None:
-            st.caption(f"Last result (turn {last.turn})")
-            tool_result(last.text)
+            with st.container(border=True, key="play_agent_last_result"):
+                st.markdown(f":material/output: **Last result** (turn {last.turn})")
+                tool_result(last.text)
     if call is not None:
         action = EnvOp(action=call)
     st.subheader("Final answer")

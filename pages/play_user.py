@@ -20,10 +20,12 @@ from core.studio import roleplay as play
 from core.studio.choices import method_label
 from core.studio.env import env_name, settings
 from core.studio.links import link_int
+from core.studio.persona_card import persona_card
 from core.studio.plainwords import plain_outcome, plain_termination
 from core.studio.play_survey import save_play_survey, stored_survey, survey_lines
 from core.studio.plays import assigned_play, complete_assignment, play_owner
 from pages.common.auth import auth_mode, current_user
+from pages.common.persona_view import goal_lines, persona_box
 from pages.common.play import (
     conversation,
     md_escape,
@@ -144,29 +146,19 @@ top.caption(f"Episode {eid} · {header.benchmark} · agent {method_label(pv.meth
 play_controls(top, store, KEY, "play_user", eid, ended=uv.ended, player=user.name)
 
 for banner in pv.shifts:
-    st.warning(f"Your goal has changed (turn {banner.turn}): {md_escape(banner.text)}", icon="🔀")
+    st.warning(
+        f"Your goal has changed (turn {banner.turn}): {md_escape(banner.text)}",
+        icon=":material/alt_route:",
+    )
 
 side, main = st.columns([2, 3])
 with side:
-    with st.container(border=True, key="play_user_persona"):
-        st.subheader(f"You are {md_escape(uv.persona.name)}")
-        st.text(uv.persona.bio)
-        if uv.persona.traits:
-            st.caption("Traits: " + md_escape(", ".join(uv.persona.traits)))
+    card = guarded(persona_card, store, eid)
+    if card is not None:
+        persona_box(card, "play_user_persona")
     patience_meter(uv.patience, uv.budget)
-    st.subheader("What you want now")
-    for line in uv.intent:
-        marks = []
-        if line.hidden:
-            marks.append("not in your request")
-        if line.known:
-            marks.append("agent knows")
-        suffix = f"  ({', '.join(marks)})" if marks else ""
-        st.text(f"• {line.phrase}{suffix}")
-    if uv.context:
-        st.caption("Facts about you")
-        for fact, value in uv.context.items():
-            st.text(f"{fact}: {value}")
+    if card is not None:
+        goal_lines(card)
 with main:
     st.subheader("Conversation")
     with st.chat_message("user"):

@@ -232,7 +232,7 @@ def _actions(row: RunRow) -> None:
     with b4:
         if row.kind == "branch" and row.parent_episode_id:
             link("inspect", "Open the parent episode", {"episode": row.parent_episode_id})
-        link("grip", "Open in the GRIP dashboard", {"run": row.name}, icon="📊")
+        link("grip", "Open in the GRIP dashboard", {"run": row.name}, icon=":material/bar_chart:")
 
 
 @st.fragment(run_every="2s" if polling else None)

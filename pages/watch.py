@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.model.events import EpisodeEnded
 from core.model.sampling import draw_sample
 from core.studio import watch as live
 from core.studio.choices import LADDER, load_personas, method_label, offered_benchmarks
 from core.studio.inspector import hidden_truth
+from core.studio.plainwords import plain_ending
 from core.studio.timeline import timeline_points, turn_records
 from core.studio.toolcalls import describe_call
+from core.studio.watch_list import PARAM, add_watched, read_watch_list, watch_param
 from pages.common.nav import link
 from pages.common.store import get_store
 from pages.common.ui import guarded
@@ -27,7 +30,8 @@ if not samples:
     st.info("No samples in the store yet: load the bundled data on the Home page first.")
     st.stop()
 
-watched: list[str] = st.session_state.setdefault("watch_ids", [])
+# the list lives in the URL (?watch=…), so a reload or a shared link shows the same episodes
+watched = read_watch_list(store, st.query_params.get(PARAM))
 benchmarks = offered_benchmarks(sorted({r["benchmark"] for r in samples}))
 if not benchmarks:
     st.info("No samples in the store yet: load the bundled data on the Home page first.")
@@ -50,19 +54,22 @@ if start:
     pool = [r["sample_id"] for r in samples if r["benchmark"] == benchmark]
     sample_id = draw_sample(pool, int(seed))
     personas = list(load_personas()) if persona == "(all five)" else [persona]
+    started = []
     for p in personas:
         eid = guarded(live.start_watched, store, sample_id, p, method, int(seed))
         if eid:
             live.spawn_driver(store.path, eid, pace_s=float(pace))
-            watched.insert(0, eid)
-    del watched[12:]
+            started.append(eid)
+    watched = add_watched(watched, started)
+    if watched:
+        st.query_params[PARAM] = watch_param(watched)
 
 if not watched:
     st.info("Start an episode above; it will appear here and update live.")
     st.stop()
 
 if st.button("Clear watched episodes", key="watch-clear"):
-    watched.clear()
+    del st.query_params[PARAM]
     st.rerun()
 
 
@@ -81,8 +88,11 @@ def cards() -> None:
         records = turn_records(events)
         last = records[-1]
         with st.container(border=True):
-            done = events[-1].kind == "episode_ended"
-            status = getattr(events[-1], "outcome", "running") if done else "running"
+            status = (
+                plain_ending(str(events[-1].outcome), str(events[-1].reason))
+                if isinstance(events[-1], EpisodeEnded)
+                else "running"
+            )
             st.markdown(
                 f"**{eid}** · {header.benchmark} · {header.method} · {header.persona_id} · "
                 f"**{status}**"
@@ -95,7 +105,10 @@ def cards() -> None:
                 if charges:
                     st.caption(
                         "charges: "
-                        + ", ".join(f"−{c['cost']:g} {c['reason']}" for c in charges[-6:])
+                        + ", ".join(
+                            f"−{c['cost']:g} {str(c['reason']).replace('_', ' ')}"
+                            for c in charges[-6:]
+                        )
                     )
                 for r in records[-3:]:
                     if r.tool is not None:
@@ -112,7 +125,7 @@ def cards() -> None:
                     timeline_figure(timeline_points(events), budget=truth.budget),
                     key=f"watch-timeline-{eid}",
                 )
-            link("inspect", "Inspect turn by turn", {"episode": eid}, icon="🔍")
+            link("inspect", "Inspect turn by turn", {"episode": eid}, icon=":material/search:")
 
 
 cards()

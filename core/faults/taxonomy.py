@@ -8,7 +8,7 @@ the extractors must report (the one-flaw contract: exactly that class is non-emp
 from __future__ import annotations
 
 import random
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from core.model.sample import FAMILY_OF, FaultFamily, FaultType, MaskKind
 
@@ -169,3 +169,94 @@ def draw_single(rng: random.Random, allowed: set[FaultType]) -> FaultType | None
         return None
     fam = rng.choice(families)
     return rng.choice([t for t in FAMILY_TYPES[fam] if t in allowed])
+
+
+# ------------------------------------------------------------------------------ glossary
+class Gloss(NamedTuple):
+    """A fault type in plain words: what it is and what it looks like."""
+
+    title: str
+    description: str
+    example: str
+
+
+FAMILY_GLOSSARY: dict[FaultFamily, str] = {
+    FaultFamily.INTENTION: "What the customer wants is buried or never asked for outright.",
+    FaultFamily.PREMISE: "The request rests on something untrue about the goal, the stock or the "
+    "service.",
+    FaultFamily.PARAMETER: "A requirement is missing, or one the customer does not hold is added.",
+    FaultFamily.EXPRESSION: "A requirement is worded so that its exact value is unclear.",
+}
+"""Each fault family in one plain sentence."""
+
+GLOSSARY: dict[FaultType, Gloss] = {
+    FaultType.INDIRECT_INTENT: Gloss(
+        "Indirect intent",
+        "The customer describes their situation but never actually asks for anything; the "
+        "helper has to infer the request.",
+        "“My sister says the grey hoodie I got runs small, and winter is coming…” "
+        "(never: “please exchange it for a large”).",
+    ),
+    FaultType.CONTEXTUAL_IRRELEVANCE: Gloss(
+        "Contextual irrelevance",
+        "A long off-topic passage surrounds a request that is itself complete; the extra story "
+        "must not change the answer.",
+        "Three sentences about last weekend's concert, then: “Anyway, I need a one-way "
+        "flight from JFK to SEA on May 18.”",
+    ),
+    FaultType.FACTUAL_ERROR: Gloss(
+        "Factual error",
+        "One requirement is stated with a plausible but wrong value — close to what the "
+        "customer really wants.",
+        "“Pay with my Visa ending in 4318” when the card they mean ends in 4381.",
+    ),
+    FaultType.FALSE_PRESUPPOSITION: Gloss(
+        "False presupposition",
+        "The request takes something false for granted, usually in a side clause, and builds "
+        "on it.",
+        "“Since the blue one is sold out, I'll settle for black” — the blue one is in stock.",
+    ),
+    FaultType.TOOL_CAPABILITY_MISMATCH: Gloss(
+        "Tool capability mismatch",
+        "The customer asks for a service or tool the desk does not have, instead of the action "
+        "it does offer.",
+        "“Use your instant-refund service to swap these items” — the desk can only modify or "
+        "exchange them.",
+    ),
+    FaultType.INSUFFICIENT_INFORMATION: Gloss(
+        "Insufficient information",
+        "A requirement the task needs is simply left out.",
+        "“Book me a flight to Seattle on the 18th” — the cabin class is never said.",
+    ),
+    FaultType.IRRELEVANT_INFORMATION: Gloss(
+        "Irrelevant information",
+        "An extra, concrete requirement is added that the customer does not actually need; "
+        "honouring it narrows the choice wrongly.",
+        "“…and it must be machine-washable” about a mug that never needed to be.",
+    ),
+    FaultType.LEXICAL_AMBIGUITY: Gloss(
+        "Lexical ambiguity",
+        "One requirement is named only by a word with two meanings.",
+        "“A light jacket” — light in weight, or light in colour?",
+    ),
+    FaultType.SYNTACTIC_AMBIGUITY: Gloss(
+        "Syntactic ambiguity",
+        "A phrase could attach to more than one thing in the sentence, so it is unclear what "
+        "it describes.",
+        "“A water bottle along with my kitchen table, in 40 oz” — is 40 oz the bottle or "
+        "the table?",
+    ),
+    FaultType.REFERENTIAL_AMBIGUITY: Gloss(
+        "Referential ambiguity",
+        "A requirement is pointed at (“that one”, “the usual”, “same as last time”) instead "
+        "of being said.",
+        "“Send it to the usual address” when the customer has two addresses on file.",
+    ),
+    FaultType.VAGUENESS_SUBJECTIVITY: Gloss(
+        "Vagueness / subjectivity",
+        "A requirement is described only by taste or degree (“good”, “reasonable”, “the "
+        "best”), with no exact value.",
+        "“A reasonably priced coffee grinder” — is that under $30 or under $80?",
+    ),
+}
+"""Every fault type in plain words with a short example (the one place this text lives)."""

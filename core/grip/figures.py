@@ -2,7 +2,10 @@
 
 Every function takes the per-episode frame of :func:`core.grip.cache.grip_frame` (optionally
 with an ``identification`` column) and returns a long, plot-ready frame; undefined values stay
-NaN (plotted as gaps, printed as "—"), never 0.
+NaN (plotted as gaps, printed as "—"), never 0. Every frame of means carries its error bars
+(``err_minus``, ``err_plus``, ``err_kind``: sd over seeds, or a 95 % bootstrap interval over
+episodes — see :mod:`core.grip.intervals`); the Reaction frame carries a bootstrap interval of
+its median (``ci_low``, ``ci_high``).
 """
 
 from __future__ import annotations
@@ -14,18 +17,22 @@ import numpy as np
 import pandas as pd
 
 from core.grip.deltas import paired_deltas
+from core.grip.intervals import CI_OF_MEDIAN, bootstrap_interval, with_errors
 from core.grip.metrics import METRIC_BY_NAME, METRIC_NAMES, aggregate
 
 
 def success_by_backbone(frame: pd.DataFrame) -> pd.DataFrame:
     """Success (and WebShop Score) per benchmark × backbone × method, mean ± sd over seeds."""
-    cells = aggregate(frame, by=("benchmark", "backbone", "method"))
-    return cells[cells["metric"].isin(["Success", "Score"])].reset_index(drop=True)
+    keys = ("benchmark", "backbone", "method")
+    cells = aggregate(frame, by=keys)
+    cells = cells[cells["metric"].isin(["Success", "Score"])]
+    return with_errors(cells, frame, keys).reset_index(drop=True)
 
 
 def persona_fans(frame: pd.DataFrame, pairs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every metric per benchmark × method × persona (the per-persona fan charts)."""
-    return aggregate(frame, by=("benchmark", "method", "persona"), pairs=pairs)
+    keys = ("benchmark", "method", "persona")
+    return with_errors(aggregate(frame, by=keys, pairs=pairs), frame, keys)
 
 
 def method_change(
@@ -42,31 +49,50 @@ def method_change(
 
 def earned_vs_inferred(frame: pd.DataFrame) -> pd.DataFrame:
     """Earned and Inferred components of success on hidden-target episodes per method."""
-    cells = aggregate(frame, by=("benchmark", "method"))
-    out = cells[cells["metric"].isin(["Earned", "Inferred"])].rename(
-        columns={"metric": "component"}
-    )
-    return out.reset_index(drop=True)
+    keys = ("benchmark", "method")
+    cells = aggregate(frame, by=keys)
+    cells = with_errors(cells[cells["metric"].isin(["Earned", "Inferred"])], frame, keys)
+    return cells.rename(columns={"metric": "component"}).reset_index(drop=True)
 
 
 def reaction_by_faults(frame: pd.DataFrame) -> pd.DataFrame:
-    """Median turns from the last moving shift to acceptance, by number of composed faults."""
+    """Median turns from the last moving shift to acceptance, by number of composed faults.
+
+    Each median carries a 95 % bootstrap interval over its episodes (``ci_low``, ``ci_high``).
+    """
     sub = frame.dropna(subset=["reaction"])
-    cols = ["benchmark", "method", "k", "median_reaction", "mean_reaction", "n"]
+    cols = [
+        "benchmark", "method", "k", "median_reaction", "mean_reaction", "n", "ci_low", "ci_high",
+        "err_kind",
+    ]  # fmt: skip
     if sub.empty:
         return pd.DataFrame(columns=cols)
-    g = sub.groupby(["benchmark", "method", "k"], sort=True)["reaction"]
-    out = pd.DataFrame(
-        {"median_reaction": g.median(), "mean_reaction": g.mean(), "n": g.count()}
-    ).reset_index()
-    return out[cols]
+    rows = []
+    for (bench, method, k), g in sub.groupby(["benchmark", "method", "k"], sort=True):
+        values = pd.to_numeric(g["reaction"], errors="coerce").to_numpy(dtype=float)
+        lo, hi = bootstrap_interval(values, (bench, method, k, "reaction"), stat=np.median)
+        rows.append(
+            {
+                "benchmark": bench,
+                "method": method,
+                "k": k,
+                "median_reaction": float(np.nanmedian(values)),
+                "mean_reaction": float(np.nanmean(values)),
+                "n": int(np.count_nonzero(~np.isnan(values))),
+                "ci_low": lo,
+                "ci_high": hi,
+                "err_kind": CI_OF_MEDIAN,
+            }
+        )
+    return pd.DataFrame(rows, columns=cols)
 
 
 def patience_by_shifts(frame: pd.DataFrame) -> pd.DataFrame:
     """Remaining patience with silent shifts off vs on, per benchmark × method × persona."""
     df = frame.assign(shifts=np.where(frame["shifts_on"].astype(bool), "on", "off"))
-    cells = aggregate(df, by=("benchmark", "method", "persona", "shifts"))
-    return cells[cells["metric"] == "Patience"].reset_index(drop=True)
+    keys = ("benchmark", "method", "persona", "shifts")
+    cells = aggregate(df, by=keys)
+    return with_errors(cells[cells["metric"] == "Patience"], df, keys).reset_index(drop=True)
 
 
 def persona_heatmap(
@@ -77,7 +103,8 @@ def persona_heatmap(
     """Persona rankings per benchmark × metric (1 = best; lower-is-better metrics flipped).
 
     Returns:
-        Columns ``benchmark, metric, persona, value, rank``; undefined values get no rank.
+        Columns ``benchmark, metric, persona, value, rank, n``; undefined values get no rank;
+        ``n`` is the cell's denominator (episodes, or pairs for Consistency).
     """
     cells = aggregate(frame, by=("benchmark", "persona"), pairs=pairs)
     names = list(metrics) if metrics else [m for m in METRIC_NAMES if m != "Score"]
@@ -87,7 +114,8 @@ def persona_heatmap(
         asc = not METRIC_BY_NAME[str(metric)].higher_is_better
         ranks.append(g["value"].rank(ascending=asc, method="min"))
     cells["rank"] = pd.concat(ranks) if ranks else pd.Series(dtype=float)
-    return cells[["benchmark", "metric", "persona", "value", "rank"]].reset_index(drop=True)
+    cells["n"] = pd.to_numeric(cells["denominator"], errors="coerce").fillna(0).astype(int)
+    return cells[["benchmark", "metric", "persona", "value", "rank", "n"]].reset_index(drop=True)
 
 
 def figure_frames(

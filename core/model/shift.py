@@ -53,6 +53,26 @@ OPERATOR_ORDER: tuple[ShiftOperator, ...] = (
 )
 """Canonical operator order (ranking tie-break and report order)."""
 
+SHIFT_GLOSSARY: dict[ShiftOperator, tuple[str, str]] = {
+    ShiftOperator.REFINE: (
+        "The customer adds a requirement and keeps the rest.",
+        "“…and it has to be waterproof, too.”",
+    ),
+    ShiftOperator.RELAX: (
+        "The customer drops a requirement they had.",
+        "“Actually, the colour doesn't matter any more.”",
+    ),
+    ShiftOperator.SUBSTITUTE: (
+        "The customer keeps the same kind of requirements but changes a value.",
+        "“Make it the large, not the medium.”",
+    ),
+    ShiftOperator.PIVOT: (
+        "The customer switches to a different goal altogether.",
+        "“Forget the exchange — I'd rather just cancel the order.”",
+    ),
+}
+"""Each operator in plain words with a short example: (description, example)."""
+
 
 class Shift(NamedTuple):
     """The classified move from one intent to another."""

@@ -41,8 +41,10 @@ from core.studies.models import (
 )
 from core.studies.queue import (
     annotator_queue,
+    confirm_item,
     get_assignment,
     label_item,
+    missing_labels,
     open_next,
     set_assignment_status,
     study_progress,
@@ -86,6 +88,7 @@ __all__ = [
     "add_annotator",
     "agreement_report",
     "annotator_queue",
+    "confirm_item",
     "assign_study",
     "cohen_pairs",
     "confusion",
@@ -106,6 +109,7 @@ __all__ = [
     "label_table",
     "list_annotators",
     "list_labels",
+    "missing_labels",
     "list_studies",
     "open_next",
     "pair_id",

@@ -26,11 +26,17 @@ LineRole = Literal["user", "agent", "environment", "system"]
 
 
 class TranscriptLine(Strict):
-    """One line of a transcript as shown for labelling."""
+    """One line of a transcript as shown for labelling.
+
+    A tool call also carries its tool name and arguments (``tool``, ``args``), so a page can
+    show it as the Inspect page does (a title and ``name: value`` lines) instead of ``text``.
+    """
 
     turn: int
     role: LineRole
     text: str
+    tool: str | None = Field(default=None, description="The tool of a tool-call line.")
+    args: dict[str, Any] = Field(default_factory=dict, description="Its arguments.")
 
 
 class EpisodeCard(Strict):
@@ -120,8 +126,16 @@ def episode_transcript(store: Store, episode_id: str) -> tuple[str, list[Transcr
             query = str((ev.get("sample") or {}).get("query", ""))
             lines.append(TranscriptLine(turn=0, role="user", text=query))
         elif kind == "agent_action":
+            action = ev.get("action") or {}
+            op = (action.get("action") or {}) if action.get("kind") == "env" else {}
             lines.append(
-                TranscriptLine(turn=turn, role="agent", text=_action_text(ev.get("action") or {}))
+                TranscriptLine(
+                    turn=turn,
+                    role="agent",
+                    text=_action_text(action),
+                    tool=str(op["tool"]) if op.get("tool") else None,
+                    args=dict(op.get("args") or {}),
+                )
             )
         elif kind == "user_reply":
             lines.append(TranscriptLine(turn=turn, role="user", text=str(ev.get("text", ""))))
@@ -164,6 +178,17 @@ def episode_card(
     return EpisodeCard(**card)
 
 
+def _call_args(raw: Any) -> dict[str, Any]:
+    """A logged call's arguments as a dict (JSON text is parsed; anything else is kept whole)."""
+    if isinstance(raw, dict):
+        return dict(raw)
+    try:
+        parsed = json.loads(str(raw))
+    except ValueError:
+        return {"arguments": str(raw)}
+    return dict(parsed) if isinstance(parsed, dict) else {"arguments": parsed}
+
+
 def session_card(store: Store, session_id: str, *, blind: bool) -> SessionCard:
     """Build a session card (score and metadata only when not blind)."""
     from core.studies.sessions.store import get_session
@@ -183,6 +208,8 @@ def session_card(store: Store, session_id: str, *, blind: bool) -> SessionCard:
                         turn=turn,
                         role="agent",
                         text=f"[tool] {call.function.name}({call.function.arguments})",
+                        tool=call.function.name,
+                        args=_call_args(call.function.arguments),
                     )
                 )
         else:

@@ -170,6 +170,54 @@ def label_item(
     )
 
 
+def missing_labels(store: Store, assignment_id: int) -> tuple[str, ...]:
+    """The required label kinds the item's annotator has not given yet (in the study's order)."""
+    a = get_assignment(store, assignment_id)
+    spec = get_study(store, a["study_id"]).spec
+    required = _required(spec, a["role"], a["target_kind"])
+    have = {
+        str(r[0])
+        for r in store.conn.execute(
+            "SELECT DISTINCT label_kind FROM annotations WHERE study_id IS ? AND annotator=? "
+            "AND target_kind=? AND target_id=?",
+            (a["study_id"], a["annotator_id"], a["target_kind"], a["target_id"]),
+        )
+    }
+    return tuple(k for k in required if k not in have)
+
+
+def confirm_item(store: Store, assignment_id: int) -> bool:
+    """Confirm a label item's labels unchanged: a reopened item is done again, nothing rewritten.
+
+    A reopened item keeps its labels; re-saving them unchanged would only duplicate history,
+    so this marks the item done when every required label is already there.
+
+    Returns:
+        True when the item was pending and is now done (False: it was done already).
+
+    Raises:
+        NotFoundError: Unknown assignment.
+        ProtocolError: The study is closed, the item is a play item, or a required label is
+            still missing (named).
+    """
+    a = get_assignment(store, assignment_id)
+    study = get_study(store, a["study_id"])
+    if study.status != "open":
+        raise ProtocolError(f"study {study.spec.name!r} is closed")
+    if a["role"] != "label":
+        raise ProtocolError(f"assignment {assignment_id} is a {a['role']} item, not a label item")
+    missing = missing_labels(store, assignment_id)
+    if missing:
+        raise ProtocolError("this item still needs a label for: " + ", ".join(missing))
+    with store.transaction() as conn:
+        cur = conn.execute(
+            "UPDATE assignments SET status='done', completed_at=? "
+            "WHERE assignment_id=? AND status='pending'",
+            (utcnow(), assignment_id),
+        )
+        return bool(cur.rowcount)
+
+
 def set_assignment_status(store: Store, assignment_id: int, status: str) -> None:
     """Mark an item ``done`` (submit), ``skipped``, or back to ``pending``."""
     if status not in ("pending", "done", "skipped"):

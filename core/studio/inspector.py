@@ -13,6 +13,7 @@ from pydantic import Field
 from core.model.base import StrictMutable
 from core.model.events import EpisodeStarted, Event
 from core.store import Store
+from core.studio.plainwords import plain_status
 
 FACETS = ("run", "benchmark", "method", "persona", "outcome", "fault")
 """Filters offered by :func:`episode_index`."""
@@ -156,7 +157,7 @@ def table_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "method": str(r["method"]),
                 "persona": str(r["persona_id"]),
                 "seed": int(r["seed"]),
-                "outcome": str(r.get("outcome") or r.get("status") or ""),
+                "outcome": plain_status(r.get("outcome"), r.get("status")),
                 "events": int(r.get("n_events") or 0),
                 "faults": str(r.get("fault_types") or "").replace(",", ", "),
                 "branch of": str(r.get("parent_episode_id") or ""),

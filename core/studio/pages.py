@@ -18,7 +18,7 @@ class PageSpec:
     page_id: str
     file: str
     title: str
-    icon: str
+    icon: str  # a Material icon (``:material/name:``): emoji need a colour font chromium may lack
     section: str
     purpose: str
 
@@ -35,7 +35,7 @@ PAGES: dict[str, PageSpec] = {
             "home",
             "pages/home.py",
             "Home",
-            "🏠",
+            ":material/home:",
             "Studio",
             "What you can do here, your assigned work and episodes to resume.",
         ),
@@ -43,7 +43,7 @@ PAGES: dict[str, PageSpec] = {
             "play_user",
             "pages/play_user.py",
             "Play as user",
-            "🎭",
+            ":material/theater_comedy:",
             "Play",
             "Role-play a customer with a private goal against an agent; type every message "
             "yourself and say what each one discloses.",
@@ -52,7 +52,7 @@ PAGES: dict[str, PageSpec] = {
             "play_agent",
             "pages/play_agent.py",
             "Play as agent",
-            "🕹️",
+            ":material/joystick:",
             "Play",
             "Be the agent against a simulated customer, blind to their hidden goal; a debrief "
             "shows the truth when the episode ends.",
@@ -61,7 +61,7 @@ PAGES: dict[str, PageSpec] = {
             "annotate",
             "pages/annotate.py",
             "Annotate",
-            "✍️",
+            ":material/edit_note:",
             "Play",
             "Work through your study queue one item at a time (number keys pick a label, "
             "Enter saves).",
@@ -70,7 +70,7 @@ PAGES: dict[str, PageSpec] = {
             "watch",
             "pages/watch.py",
             "Watch live",
-            "📡",
+            ":material/sensors:",
             "Research",
             "Start simulated episodes and follow the patience meter and shift timeline live.",
         ),
@@ -78,7 +78,7 @@ PAGES: dict[str, PageSpec] = {
             "inspect",
             "pages/inspect.py",
             "Inspect",
-            "🔍",
+            ":material/search:",
             "Research",
             "Filter and search episodes like a log viewer, read them turn by turn, reveal the "
             "hidden intent, compare, branch from a turn.",
@@ -87,7 +87,7 @@ PAGES: dict[str, PageSpec] = {
             "grip",
             "pages/grip.py",
             "GRIP dashboard",
-            "📊",
+            ":material/bar_chart:",
             "Research",
             "The results grid with its n per cell, paired deltas, the paper's figures and the "
             "persona ranking heatmap.",
@@ -96,7 +96,7 @@ PAGES: dict[str, PageSpec] = {
             "construction",
             "pages/construction.py",
             "Construction",
-            "🧱",
+            ":material/account_tree:",
             "Research",
             "Intent graphs, samples by fault type and the verifier's rejections.",
         ),
@@ -104,7 +104,7 @@ PAGES: dict[str, PageSpec] = {
             "runs",
             "pages/runs.py",
             "Runs",
-            "🚀",
+            ":material/rocket_launch:",
             "Research",
             "Compose a sweep, launch it in the background, follow its progress, cancel or "
             "resume it.",
@@ -113,7 +113,7 @@ PAGES: dict[str, PageSpec] = {
             "agreement",
             "pages/agreement.py",
             "Agreement & QA",
-            "🤝",
+            ":material/handshake:",
             "Research",
             "Inter-annotator agreement, confusion matrices and the disagreements to review.",
         ),
@@ -121,7 +121,7 @@ PAGES: dict[str, PageSpec] = {
             "sessions",
             "pages/sessions.py",
             "Sessions",
-            "📥",
+            ":material/move_to_inbox:",
             "Research",
             "Import production agent logs, judge them twice and read any one of them.",
         ),
@@ -129,7 +129,7 @@ PAGES: dict[str, PageSpec] = {
             "data",
             "pages/data.py",
             "Data",
-            "🗄️",
+            ":material/database:",
             "Admin",
             "Imports, study set-up and assignments, personas and store health.",
         ),

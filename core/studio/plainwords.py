@@ -95,3 +95,22 @@ def plain_outcome(outcome: str | None) -> str:
     if not outcome:
         return "Ended"
     return _OUTCOME.get(outcome, _words(outcome).capitalize())
+
+
+def plain_ending(outcome: str | None, reason: str | None = None) -> str:
+    """An outcome and its termination reason as one phrase, for every page that shows them.
+
+    >>> plain_ending("EXHAUSTED", "final_shot_rejected")
+    'Out of patience — the final answer was not what was wanted'
+    >>> plain_ending("SUCCESS"), plain_ending(None)
+    ('Success', 'Ended')
+    """
+    head = plain_outcome(outcome)
+    return f"{head} — {plain_termination(reason)}" if reason else head
+
+
+def plain_status(outcome: str | None, status: str | None = None) -> str:
+    """An episode's outcome in words, or its status while it has none (``running``)."""
+    if outcome:
+        return plain_outcome(outcome)
+    return (status or "running").replace("_", " ")

@@ -31,6 +31,7 @@ from core.model.events import (
     TurnStarted,
     UserReplied,
 )
+from core.studio.plainwords import plain_ending
 
 Marker = Literal[
     "question",
@@ -157,12 +158,13 @@ def turn_records(events: Sequence[Event]) -> list[TurnRecord]:
             verdict = "valid" if ev.valid_under_old else "invalid"
             r.notes.append(f"stale check: {verdict} for the superseded goal")
         elif isinstance(ev, ForcedFinal):
-            r.notes.append(f"forced final answer ({ev.reason})")
+            r.notes.append(f"forced final answer ({ev.reason.replace('_', ' ')})")
         elif isinstance(ev, Repair):
             r.notes.append(f"repair ({ev.target}): {ev.detail}")
         elif isinstance(ev, EpisodeEnded):
             r.notes.append(
-                f"ended: {ev.outcome} ({ev.reason}) · patience left {ev.patience_left:g}"
+                f"ended: {plain_ending(str(ev.outcome), str(ev.reason))} · "
+                f"patience left {ev.patience_left:g}"
             )
             r.patience_after = ev.patience_left
     return [records[t] for t in sorted(records)]
@@ -197,7 +199,8 @@ def timeline_points(events: Sequence[Event]) -> list[TimelinePoint]:
         elif isinstance(ev, ForcedFinal):
             marker, label = "forced_final", ev.reason
         elif isinstance(ev, EpisodeEnded):
-            marker, label, patience = "end", str(ev.outcome), ev.patience_left
+            marker, label = "end", plain_ending(str(ev.outcome), str(ev.reason))
+            patience = ev.patience_left
         if marker is not None:
             points.append(
                 TimelinePoint(turn=ev.turn, marker=marker, patience=patience, label=label)

@@ -8,6 +8,7 @@ link with the same target.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping
 from urllib.parse import urlencode
 
@@ -21,6 +22,30 @@ def page_url(page_id: str, query: Mapping[str, str] | None = None) -> str:
     """The relative URL of a page (``/inspect?episode=…``)."""
     path = "/" + PAGES[page_id].url_path
     return path + (f"?{urlencode(dict(query))}" if query else "")
+
+
+def reload_link(
+    page_id: str,
+    label: str,
+    query: Mapping[str, str] | None = None,
+    *,
+    icon: str | None = None,
+    key: str | None = None,
+) -> None:
+    """A link that loads ``page_id`` with ``query`` as a fresh page (same tab).
+
+    ``st.page_link`` to the page already shown keeps the current URL (Streamlit treats it as
+    "already here"), so a link from a page to another record of the same page (Inspect's
+    "Open the branch") is a plain anchor: its address is the target's URL, it can be copied or
+    opened in a new tab, and following it reloads the page at that URL.
+    """
+    href = html.escape(PAGES[page_id].url_path + (f"?{urlencode(dict(query))}" if query else ""))
+    mark = f"{icon} " if icon else ""
+    target = st.container(key=key) if key else st.container()
+    target.markdown(
+        f'{mark}<a href="{href}" target="_self">{html.escape(label)}</a>',
+        unsafe_allow_html=True,
+    )
 
 
 def link(

@@ -23,11 +23,11 @@ from core.studio.links import link_id, link_int
 from core.studio.markdown import md_escape
 from core.studio.plays import Access, open_play
 from core.studio.roleplay import PLAY_BENCHMARKS, arg_fields, build_args, sample_choices
-from core.studio.toolcalls import describe_call, describe_result
+from pages.common.tool_view import call_view, full_tool_result
 from pages.common.ui import guarded
 
 RANDOM = "(random)"
-_AVATAR = {"user": "user", "agent": "assistant", "environment": "🛠️"}
+_AVATAR = {"user": "user", "agent": "assistant", "environment": ":material/build:"}
 
 
 _PAIRED = "*_~`$"
@@ -296,7 +296,7 @@ def conversation(
         if e.role == "environment":
             if observations == "hidden":
                 continue
-            with st.expander(f"turn {e.turn} · result", expanded=False):
+            with st.expander(f"turn {e.turn} · result", expanded=False, icon=":material/output:"):
                 tool_result(e.text)
             continue
         with st.chat_message(_AVATAR.get(e.role, e.role)):
@@ -313,25 +313,12 @@ def conversation(
 
 def tool_call(action: EnvAction) -> None:
     """A tool call as a title and ``name: value`` lines (inert text)."""
-    call = describe_call(action.tool, action.args)
-    st.markdown(f"🛠️ **{md_escape(call.title)}**")
-    if call.fields:
-        st.text("\n".join(f"{f.name}: {f.value}" for f in call.fields))
+    call_view(action.tool, action.args)
 
 
 def tool_result(text: str) -> None:
-    """A tool result as fields, a small table or plain text (inert)."""
-    result = describe_result(text)
-    if result.fields:
-        st.text("\n".join(f"{f.name}: {f.value}" for f in result.fields))
-    elif result.rows:
-        import pandas as pd
-
-        st.dataframe(pd.DataFrame(list(result.rows)).astype(str), hide_index=True)
-        if result.truncated:
-            st.caption(f"… and {result.truncated} more")
-    else:
-        st.text(result.text)
+    """A tool result in full: readable fields and tables, copyable ids and a JSON view."""
+    full_tool_result(text)
 
 
 def _notes(notes: dict[int, list[tuple[str, str]]], turn: int, shown: set[int]) -> None:
@@ -340,81 +327,6 @@ def _notes(notes: dict[int, list[tuple[str, str]]], turn: int, shown: set[int]) 
     shown.add(turn)
     for kind, text in notes.get(turn, []):
         getattr(st, kind, st.info)(md_escape(text))
-
-
-# ------------------------------------------------------------------------- WebShop page
-def shop(page: Any, key: str, *, disabled: bool = False) -> EnvAction | None:
-    """Render a WebShop page view model; return the search/click the person chose, if any."""
-
-    def click(target: str) -> EnvAction:
-        return EnvAction(tool="click", args={"target": target})
-
-    chosen: EnvAction | None = None
-    if page.notice:
-        st.caption("Your last action was not valid:")
-        st.text(page.notice)
-    if page.kind == "search":
-        with st.form(f"{key}_search_form", border=False):
-            query = st.text_input("Search the shop", key=f"{key}_query", disabled=disabled)
-            if st.form_submit_button("Search", type="primary", disabled=disabled):
-                chosen = EnvAction(tool="search", args={"query": query})
-        return chosen
-    nav = st.container(horizontal=True)
-    if "back to search" in page.clickables and nav.button(
-        "Back to Search", key=f"{key}_back", disabled=disabled
-    ):
-        chosen = click("back to search")
-    if "< prev" in page.clickables and nav.button("< Prev", key=f"{key}_prev", disabled=disabled):
-        chosen = click("< prev")
-    if "next >" in page.clickables and nav.button("Next >", key=f"{key}_next", disabled=disabled):
-        chosen = click("next >")
-    if page.kind == "results" and page.results is not None:
-        r = page.results
-        st.caption(
-            f"Results for: {md_escape(r.keywords)} · page {r.page} of {r.num_pages} "
-            f"({r.total} results)"
-        )
-        if not r.items:
-            st.text("No products match your search.")
-        for row in r.items:
-            c1, c2, c3 = st.columns([2, 7, 2], vertical_alignment="center")
-            if c1.button(row.asin, key=f"{key}_item_{row.asin}", disabled=disabled):
-                chosen = click(row.asin.lower())
-            c2.text(row.title)
-            c3.text(row.price_text)
-    elif page.item is not None:
-        it = page.item
-        st.text(it.title)
-        st.caption(f"Price: {md_escape(it.price_text)} · Rating: {md_escape(it.rating)}")
-        if page.kind == "item":
-            for gi, group in enumerate(it.options):
-                st.caption(md_escape(group.name))
-                row = st.container(horizontal=True)
-                for vi, value in enumerate(group.values):
-                    if row.button(
-                        label_md(value),
-                        key=f"{key}_opt_{gi}_{vi}",
-                        type="primary" if value == group.selected else "secondary",
-                        disabled=disabled,
-                    ):
-                        chosen = click(value)
-            subs = st.container(horizontal=True)
-            for name in ("description", "features", "reviews", "attributes"):
-                if subs.button(name.capitalize(), key=f"{key}_sub_{name}", disabled=disabled):
-                    chosen = click(name)
-            if st.button("Buy Now", key=f"{key}_buy", type="primary", disabled=disabled):
-                chosen = click("buy now")
-        elif page.sub_page is not None:
-            st.caption(page.sub_page.name.capitalize())
-            for line in page.sub_page.lines or ["(nothing here)"]:
-                st.text(line)
-    elif page.kind == "done" and page.purchase is not None:
-        p = page.purchase
-        st.caption("You bought:")
-        st.text(f"{p.title}\n{p.asin} · ${p.price:.2f}")
-        if p.options:
-            st.text(", ".join(f"{k}: {v}" for k, v in p.options.items()))
-    return chosen
 
 
 # ---------------------------------------------------------------------------- tool forms

@@ -15,6 +15,9 @@ import streamlit as st
 from core.studio.accounts import known_accounts
 from core.studio.blind import why_hidden
 from core.studio.choices import method_label
+from core.studio.glossary import choice_title, glossary
+from core.studio.markdown import md_escape
+from core.studio.plainwords import plain_outcome, plain_status
 from core.studio.roleplay import PLAY_BENCHMARKS, USER_PLAY_METHODS
 from core.studio.store_access import Store
 from core.studio.study_display import SESSION_MEASURES, fmt_percent
@@ -36,6 +39,7 @@ from core.studio.study_service import (
     study_progress,
 )
 from core.studio.study_setup import create_study_from_form, pair_episodes, study_spec
+from pages.common.tool_view import call_view, full_tool_result
 from pages.common.ui import guarded, plain
 
 if TYPE_CHECKING:  # plotly is imported on use: the Annotate page never draws a figure
@@ -56,20 +60,34 @@ _KIND_TITLES = {
 }
 
 
-_ICON = {"user": "🧑", "agent": "🤖", "environment": "🛠️", "system": "⚙️"}
+_ICON = {
+    "user": ":material/person:",
+    "agent": ":material/smart_toy:",
+    "environment": ":material/build:",
+    "system": ":material/settings:",
+}
 
 
 def transcript_lines(lines: Sequence[TranscriptLine], *, height: int = 460) -> None:
     """Render transcript lines inert in a scrollable box that opens at the first line.
 
     Plain bordered rows, not chat messages: a fixed-height box holding chat messages sticks
-    to its bottom, so the annotator would open every item at its last line.
+    to its bottom, so the annotator would open every item at its last line. Tool calls read as
+    on the Inspect page (a title and ``name: value`` lines); tool results are folded, in full.
     """
     with st.container(height=height):
         for line in lines:
             with st.container(border=True):
-                st.caption(f"{_ICON.get(line.role, '⚙️')} turn {line.turn} · {line.role}")
-                st.text(line.text)
+                st.caption(
+                    f"{_ICON.get(line.role, _ICON['system'])} turn {line.turn} · {line.role}"
+                )
+                if line.tool is not None:
+                    call_view(line.tool, line.args)
+                elif line.role == "environment":
+                    with st.expander("Tool result", icon=":material/output:"):
+                        full_tool_result(line.text)
+                else:
+                    st.text(line.text)
 
 
 def item_cards(view: ItemView) -> None:
@@ -91,7 +109,7 @@ def item_cards(view: ItemView) -> None:
                         "agent": card.agent,
                         "voice": card.user_voice,
                         "persona": card.persona_id,
-                        "outcome": card.outcome,
+                        "outcome": plain_outcome(card.outcome) if card.outcome else None,
                     }
                     st.caption(" · ".join(f"{k}: {v}" for k, v in facts.items() if v))
                 st.caption(f"{card.benchmark} · {card.n_user_turns} user messages")
@@ -112,6 +130,25 @@ def _latest(labels: Sequence[ShownLabel], kind: str) -> ShownLabel | None:
 
 def _index(options: Sequence[Any], value: Any) -> int | None:
     return list(options).index(value) if value in options else None
+
+
+def label_glossary(view: ItemView) -> None:
+    """The glossary of the item's label choices: a plain description and an example each."""
+    for kind in view.label_kinds:
+        entries = glossary(kind)
+        if not entries:
+            continue
+        name = "Fault glossary" if kind == "fault_type" else "Shift glossary"
+        box = st.container(key=f"ann-glossary-{kind}")
+        with box.expander(name, icon=":material/menu_book:", expanded=False):
+            group = None
+            for g in entries:
+                if g.group and g.group != group:
+                    group = g.group
+                    st.markdown(f"**{md_escape(group)}**")
+                st.markdown(f"**{md_escape(g.title)}** (`{g.value}`) — {md_escape(g.description)}")
+                if g.example:
+                    st.caption(f"Example: {md_escape(g.example)}")
 
 
 def label_form(view: ItemView) -> list[LabelEntry] | None:
@@ -139,21 +176,26 @@ def label_form(view: ItemView) -> list[LabelEntry] | None:
                 )
                 entries.append((kind, value, None))
             elif kind == "fault_type" and choices:
-                value = st.selectbox(
+                # every choice in plain words with its description (the glossary has examples)
+                words = {g.value: g for g in glossary(kind)}
+                value = st.radio(
                     title,
                     choices,
                     index=_index(choices, prev.value if prev else None),
-                    placeholder="Choose a fault type (or none)",
+                    format_func=lambda v, k=kind: choice_title(k, v),
+                    captions=[words[c].description if c in words else "" for c in choices],
                     key=key,
                 )
                 entries.append((kind, value, None))
             elif kind == "shift_type" and choices:
                 c1, c2 = st.columns([3, 1])
-                value = c1.selectbox(
+                words = {g.value: g for g in glossary(kind)}
+                value = c1.radio(
                     title,
                     choices,
                     index=_index(choices, prev.value if prev else None),
-                    placeholder="Choose a shift type (or none)",
+                    format_func=lambda v, k=kind: choice_title(k, v),
+                    captions=[words[c].description if c in words else "" for c in choices],
                     key=key,
                 )
                 turn = c2.number_input(
@@ -194,7 +236,7 @@ def labels_table(labels: Sequence[ShownLabel], *, with_annotator: bool) -> None:
         {
             **({"annotator": lb.annotator} if with_annotator else {}),
             "label": lb.label_kind,
-            "value": str(lb.value),
+            "value": choice_title(lb.label_kind, lb.value),
             "turn": "" if lb.turn is None else str(lb.turn),
             "at": lb.created_at[:19].replace("T", " "),
         }
@@ -297,7 +339,7 @@ def _target_options(store: Store, target: str) -> dict[str, str]:
         }
     return {
         r["episode_id"]: f"{r['episode_id']} · {r['benchmark']} · {r['method']} · "
-        f"{r['persona_id']} · {r['outcome'] or r['status']}"
+        f"{r['persona_id']} · {plain_status(r['outcome'], r['status'])}"
         for r in store.episode_rows(status="ended")
     }
 

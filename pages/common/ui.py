@@ -32,7 +32,10 @@ def scroll_script(key: str) -> str:
     return (
         "<script>(function(){var n=0;var t=setInterval(function(){"
         f"var el=document.querySelector('.st-key-{safe}');"
-        "if(el){el.scrollIntoView({block:'start'});el.style.outline='2px solid #2f6f8f';"
+        "if(el){document.querySelectorAll('[data-db-outlined]').forEach(function(o){"
+        "o.style.outline='';o.removeAttribute('data-db-outlined');});"
+        "el.scrollIntoView({block:'start'});el.style.outline='2px solid #2f6f8f';"
+        "el.setAttribute('data-db-outlined','1');"
         "clearInterval(t);}if(++n>60){clearInterval(t);}},100);})();</script>"
     )
 

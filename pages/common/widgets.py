@@ -10,7 +10,7 @@ import streamlit as st
 from core.model.episode import TranscriptEntry
 from core.studio.timeline import TimelinePoint
 
-_AVATAR = {"user": "user", "agent": "assistant", "environment": "🛠️"}
+_AVATAR = {"user": "user", "agent": "assistant", "environment": ":material/build:"}
 
 MARKER_STYLE: dict[str, tuple[str, str, str]] = {
     # marker: (plotly symbol, colour, legend label)

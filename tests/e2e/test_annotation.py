@@ -173,6 +173,7 @@ def test_two_annotators_then_researcher_sees_kappa(
     try:
         _sign_in(tab, url, "res")
         nav = tab.get_by_test_id("stSidebarNavLink")
+        nav.first.wait_for()  # the navigation renders after the sign-in (count() never waits)
         assert nav.filter(has_text="Agreement & QA").count() == 1
         _open(tab, "Agreement & QA")
         kappa = tab.get_by_test_id("stMetric").filter(has_text="Cohen's κ (mean of pairs)")

@@ -32,10 +32,13 @@ PAGES: dict[str, str] = {
     "home": "/",
     "play_user": "/play_user?episode={user_episode}",
     "play_agent": "/play_agent?episode={agent_episode}",
+    "play_agent_shop": "/play_agent?episode={shop_episode}",
     "annotate": "/annotate",
+    "annotate_labels": "/annotate",
     "watch": "/watch",
     "inspect": "/inspect?episode={episode}&turn=2",
     "grip": "/grip?run=demo",
+    "grip_heatmap": "/grip?run=demo",
     "construction": "/construction",
     "runs": "/runs",
     "agreement": "/agreement",
@@ -43,6 +46,13 @@ PAGES: dict[str, str] = {
     "data": "/data",
 }
 """Page id → the URL its screenshot shows."""
+
+FOCUS: dict[str, str] = {
+    "annotate_labels": ".st-key-ann-glossary-fault_type",
+    "play_agent": ".st-key-play_agent_last_result",
+    "grip_heatmap": ".st-key-grip-heatmap",
+}
+"""Pictures of a part further down a page: the element scrolled to the top of the view."""
 
 
 def _out_dir() -> Path:
@@ -53,6 +63,9 @@ def _out_dir() -> Path:
 
 @pytest.fixture(scope="module")
 def shots(studio_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    from core.engine import episode
+    from core.model.actions import EnvOp
+    from core.model.world import EnvAction
     from core.studies.sessions import import_sessions, write_sessions_jsonl
     from core.studio import roleplay
 
@@ -87,8 +100,20 @@ def shots(studio_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
             label_item(store, item.assignment_id, "persona_id", rng.choice(personas))
     path = write_sessions_jsonl(home / "uploads" / "synthetic.jsonl", 40, 0)
     import_sessions(store, path)
+    fault_eps = [r["episode_id"] for r in store.episode_rows(status="ended") if r["n_events"] > 12]
+    create_study(
+        store,
+        {
+            "name": "fault-check",
+            "description": "Which communication fault does the opening request carry?",
+            "episodes": fault_eps[:3],
+            "label_kinds": ["fault_type"],
+            "overlap": 1,
+        },
+    )
+    assign_study(store, "fault-check", [me], overlap=1)
     user_episode = roleplay.start_user_play(
-        store, benchmark="webshop", sample_id=None, persona="dependent", seed=4, player=me
+        store, benchmark="tau2_airline", sample_id=None, persona="dependent", seed=4, player=me
     )
     roleplay.advance(store, user_episode)
     agent_episode = roleplay.start_agent_play(
@@ -100,6 +125,24 @@ def shots(studio_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         player=me,
         show_patience=True,
     )
+    # a person at work: the order they asked about, its result in full
+    order = episode.truth(store, agent_episode).world.compile_intent(
+        episode.truth(store, agent_episode).current_intent()
+    )
+    order_id = next((a.args.get("order_id") for a in order if "order_id" in a.args), None)
+    if order_id:
+        roleplay.agent_play_step(
+            store,
+            agent_episode,
+            EnvOp(action=EnvAction(tool="get_order_details", args={"order_id": order_id})),
+        )
+    shop_episode = roleplay.start_agent_play(
+        store, benchmark="webshop", sample_id=None, persona="rational", seed=3, player=me
+    )
+    query = episode.truth(store, shop_episode).world.compile_intent(
+        episode.truth(store, shop_episode).current_intent()
+    )[0]
+    roleplay.agent_play_step(store, shop_episode, EnvOp(action=query))
     long_one = next(
         r["episode_id"] for r in store.episode_rows(status="ended") if r["n_events"] > 20
     )
@@ -109,6 +152,7 @@ def shots(studio_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         "url": url,
         "user_episode": user_episode,
         "agent_episode": agent_episode,
+        "shop_episode": shop_episode,
         "episode": long_one,
     }
     proc.terminate()
@@ -128,7 +172,7 @@ def test_screenshot_of_every_page(shots: dict[str, Any], chromium: Any, page_id:
         if page_id == "watch":
             tab.get_by_test_id("stFormSubmitButton").get_by_role("button").click()
             tab.get_by_text("Inspect turn by turn").first.wait_for(timeout=60_000)
-        if page_id in ("grip", "inspect", "construction", "watch"):
+        if page_id in ("grip", "grip_heatmap", "inspect", "construction", "watch"):
             tab.get_by_test_id("stPlotlyChart").first.wait_for()
         tab.wait_for_timeout(1500)  # plotly and dataframes finish drawing
         # pages with a chat input open scrolled to the bottom: show them from the top
@@ -136,6 +180,12 @@ def test_screenshot_of_every_page(shots: dict[str, Any], chromium: Any, page_id:
             "() => document.querySelectorAll('*')"
             ".forEach(e => { if (e.scrollTop) e.scrollTop = 0; })"
         )
+        if page_id == "annotate_labels":  # the glossary open above the label choices
+            tab.locator(FOCUS[page_id]).get_by_text("Fault glossary").click()
+            tab.locator(FOCUS[page_id]).get_by_text("Example:").first.wait_for()
+        if page_id in FOCUS:
+            tab.locator(FOCUS[page_id]).first.scroll_into_view_if_needed()
+            tab.locator(FOCUS[page_id]).first.evaluate("e => e.scrollIntoView({block: 'start'})")
         tab.wait_for_timeout(300)
         out = _out_dir()
         out.mkdir(parents=True, exist_ok=True)

@@ -33,7 +33,8 @@ def test_watch_live_patience_and_timeline_advance(studio_url, tab) -> None:
     tab.locator('[data-testid="stPlotlyChart"]').first.wait_for()
     lines = tab.get_by_text(re.compile(r"^\[\d+\] (agent|user):"))
     # the worker paces actions; the fragment re-renders from the store until the episode ends
-    tab.get_by_text(re.compile(r"SUCCESS|EXHAUSTED|TURNS_EXCEEDED")).first.wait_for(timeout=90_000)
+    ended = re.compile(r"Success|Out of patience|Out of turns|Stopped by an error")
+    tab.get_by_text(ended).first.wait_for(timeout=90_000)
     last_meter = tab.get_by_text(re.compile(r"Patience [\d.]+ / [\d.]+")).first.inner_text()
     assert lines.count() > 0
     assert tab.get_by_text(re.compile(r"^ended: ")).count() >= 1 or last_meter != first_meter

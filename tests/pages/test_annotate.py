@@ -81,6 +81,28 @@ def test_annotate_skip_reopen_and_finish(study_store: Store) -> None:
     assert not at.exception
 
 
+def test_a_reopened_item_is_confirmed_unchanged(study_store: Store) -> None:
+    """Issue 30: a reopened item is done again when saved with its labels as they were."""
+    make_study(study_store, n=2)
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    at.selectbox(key="ann-as").set_value("ann1").run()
+    items = annotator_queue(study_store, "persona-study", "ann1").items
+    for it in items:
+        at.radio(key=f"ann-{it.assignment_id}-persona_id").set_value("rational")
+        _submit(at)
+    assert any("All 2 items done" in s.value for s in at.success)
+    at.button(key=f"ann-reopen-{items[0].assignment_id}").click().run()
+    assert at.subheader[0].value == "Item 1 of 2"
+    assert "1 to do" in at.selectbox(key="ann-study").options[0]
+    assert at.radio(key=f"ann-{items[0].assignment_id}-persona_id").value == "rational"
+    _submit(at)  # nothing changed: the labels are confirmed, not written twice
+    assert not at.exception
+    assert any("unchanged" in s.value for s in at.success)
+    assert any("All 2 items done" in s.value for s in at.success)
+    assert annotator_queue(study_store, "persona-study", "ann1").items[0].status == "done"
+    assert len(list_labels(study_store, annotator="ann1")) == 2
+
+
 def test_annotate_partial_labels_keep_item_open(study_store: Store) -> None:
     make_study(study_store, n=2, label_kinds=("persona_id", "realism", "who_broke"))
     at = AppTest.from_file(PAGE, default_timeout=30).run()

@@ -54,9 +54,16 @@ def test_grip_page_on_the_demo_store(research_home: Path, monkeypatch: pytest.Mo
         "tau2_retail",
         "tau2_airline",
     }
-    values = [str(v) for col in grid.columns[2:] for v in grid[col]]
-    assert any(v.startswith("**") for v in values)  # the best of a block is bold
-    assert set(grid["Identification"]) == {"—"}  # no judges: undefined, never 0
+    css = at.table[0].proto.arrow_data.styler.styles
+    assert "font-weight: 700" in css  # the best of a block is bold
+    assert "text-decoration: underline" in css  # and the second best underlined
+    # Identification and Consistency come from the offline heuristic judges by default,
+    # labelled so; never "—" for want of a judge
+    assert at.selectbox(key="grip-judges").value == "heuristic"
+    assert any("offline heuristic judges" in c.value for c in at.caption)
+    assert "—" not in set(grid["Identification"]) and "needs judges" not in set(
+        grid["Identification"]
+    )
     assert set(grid["Score"][grid["benchmark"] != "webshop"]) == {"—"}  # WebShop-only metric
     # downloads: the CLI-shaped report
     assert {b.key for b in at.download_button} >= {"grip-dl-json", "grip-dl-csv"}
@@ -160,3 +167,13 @@ def test_research_pages_are_routed_from_the_app(
         at.switch_page(page).run()
         assert not at.exception, page
         assert at.title[0].value == title
+
+
+def test_without_judges_the_grid_says_why_instead_of_a_dash(
+    research_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = open_page(research_home, monkeypatch, run="demo")
+    at.selectbox(key="grip-judges").select("none").run()
+    assert not at.exception
+    grid = at.table[0].value
+    assert set(grid["Identification"]) == set(grid["Consistency"]) == {"needs judges"}

@@ -111,8 +111,11 @@ def test_play_webshop_to_an_accepted_purchase(monkeypatch: pytest.MonkeyPatch) -
             at.button(key="play_agent_shop_next").click().run()
         elif target == "buy now":
             at.button(key="play_agent_shop_buy").click().run()
-        elif any(b.key == f"play_agent_shop_item_{target.upper()}" for b in at.button):
-            at.button(key=f"play_agent_shop_item_{target.upper()}").click().run()
+        elif any(b.key == f"play_agent_shop_title_{target.upper()}" for b in at.button):
+            # a product opens by its title, as in a shop
+            title = at.button(key=f"play_agent_shop_title_{target.upper()}")
+            assert title.label == label_md(truth.world.catalogue.by_asin[target.upper()].title)
+            title.click().run()
         else:
             button = next(
                 b
@@ -125,7 +128,7 @@ def test_play_webshop_to_an_accepted_purchase(monkeypatch: pytest.MonkeyPatch) -
     if not episode.agent_view(store, eid).ended:  # Buy Now, then the final answer
         at.text_input(key="play_agent_final_text").input("my purchase")
         next(b for b in at.button if b.label == "Give final answer").click().run()
-    assert any("SUCCESS" in s.value for s in at.success)
+    assert any("Success — the user accepted" in s.value for s in at.success)
     view = episode.agent_view(store, eid)
     assert view.ended and view.outcome is not None and view.outcome.value == "SUCCESS"
     assert view.patience is None  # the default condition hides the meter
@@ -245,3 +248,43 @@ def test_model_interpreter_offered_and_recorded(monkeypatch: pytest.MonkeyPatch)
     at = _start(at, "webshop", sid, "rational", 0)
     eid = at.session_state["play_agent_episode"]
     assert _store(home).header(eid).config.interpreter == spec
+
+
+def _two_item_exchange(store: Store) -> tuple[str, str, list[str]]:
+    """A τ² retail sample whose task exchanges two items: (sample id, order id, item ids)."""
+    import json
+
+    source = SampleSource(store)
+    for row in store.sample_rows("tau2_retail"):
+        sample = source.sample("tau2_retail", row["sample_id"])
+        root = source.graph("tau2_retail", sample.graph_id).node(sample.root_intent_id)
+        slots = {c.slot.rsplit(":", 1)[-1]: c.value for c in root.conditions}
+        if "exchange_delivered_order_items" not in " ".join(c.slot for c in root.conditions):
+            continue
+        items = json.loads(str(slots.get("item_ids", "[]")))
+        if len(items) == 2:
+            return row["sample_id"], json.loads(str(slots["order_id"])), items
+    raise AssertionError("no two-item exchange sample")
+
+
+def test_a_tool_result_is_shown_in_full_with_every_id_to_copy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 30: no result is cut — the second item's id of an order is there, copyable."""
+    home = demo_home()
+    store = _store(home)
+    sid, order_id, items = _two_item_exchange(store)
+    at = _start(_open(home, monkeypatch).run(), "tau2_retail", sid, "rational", 0)
+    at.selectbox(key="play_agent_tools_tool").select("get_order_details").run()
+    at.text_input(key="play_agent_tools_arg_get_order_details_order_id").input(order_id)
+    next(b for b in at.button if b.label == "Call tool").click().run()
+    assert not at.exception
+    codes = [c.value for c in at.code]
+    for item in items:  # every id sits in its own code block (a copy button each)
+        assert item in codes
+    assert order_id in codes
+    # the JSON view carries the whole result, nothing cut
+    whole = next(c.value for c in at.code if c.language == "json")
+    assert all(item in whole for item in items) and "…" not in whole
+    # the readable view: the order's items as a table, every item id in it
+    assert any(all(item in t.value.to_string() for item in items) for t in at.table)

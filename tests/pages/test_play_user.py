@@ -124,7 +124,9 @@ def test_play_turns_with_a_shift_banner_then_survey(monkeypatch: pytest.MonkeyPa
     store = Store.open(home / "driftbench.db")
     # persona card, private intent and the agent's first question are shown; no banner yet
     texts = [t.value for t in at.text]
-    assert any("Mara" in t for t in texts)
+    # the card shows the persona's manner, never its bio's invented person ("Mara, 36")
+    assert any(t.startswith("Persona: Rational") for t in texts)
+    assert not any("Mara" in t for t in texts)
     assert any(t.startswith("• ") for t in texts)
     assert not at.warning
     assert _boxes(at), "the reply box appears while the agent waits"

@@ -136,8 +136,8 @@ def test_sessions_human_study_report(home: Path) -> None:
     annotate.selectbox(key="ann-as").set_value("ann1").run()
     aid = annotator_queue(store, "prod-review", "ann1").items[0].assignment_id
     assert any("Session S" in c.value for c in annotate.caption)  # blind: no session id
-    annotate.selectbox(key=f"ann-{aid}-fault_type").set_value("vagueness_subjectivity")
-    annotate.selectbox(key=f"ann-{aid}-shift_type").set_value("pivot")
+    annotate.radio(key=f"ann-{aid}-fault_type").set_value("vagueness_subjectivity")
+    annotate.radio(key=f"ann-{aid}-shift_type").set_value("pivot")
     annotate.number_input(key=f"ann-{aid}-shift_type-turn").set_value(2)
     annotate.text_area(key=f"ann-{aid}-intents").input("buy a gift\nbook a hotel")
     next(b for b in annotate.button if b.label.startswith("Save labels")).click()

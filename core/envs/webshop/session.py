@@ -245,7 +245,13 @@ class ShopSession:
                 total=len(self.hits),
                 num_pages=page_count(len(self.hits)),
                 items=[
-                    ResultItem(asin=p.asin, title=p.title, price=p.price, price_text=_price_tag(p))
+                    ResultItem(
+                        asin=p.asin,
+                        title=p.title,
+                        price=p.price,
+                        price_text=_price_tag(p),
+                        rating=rating_text(p),
+                    )
                     for p in page_items
                 ],
                 has_prev=self.page_no > 1,
@@ -258,7 +264,7 @@ class ShopSession:
                 title=p.title,
                 price=p.price,
                 price_text=_price_tag(p),
-                rating="N.A." if p.rating is None else f"{p.rating:.1f}",
+                rating=rating_text(p),
                 category=p.category,
                 product_category=p.product_category,
                 options=[
@@ -291,6 +297,11 @@ class ShopSession:
             purchase=purchase,
             notice=self.notice,
         )
+
+
+def rating_text(p: Product) -> str:
+    """A product's rating as the shop shows it (``4.3``; ``N.A.`` when unknown)."""
+    return "N.A." if p.rating is None else f"{p.rating:.1f}"
 
 
 def _price_tag(p: Product) -> str:

@@ -24,6 +24,7 @@ class ResultItem(Strict):
     title: str
     price: float
     price_text: str
+    rating: str = Field(default="N.A.", description="Average rating as shown (``4.3``).")
 
 
 class ResultsView(Strict):

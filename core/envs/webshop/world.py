@@ -26,7 +26,7 @@ from core.envs.webshop.loader import BUNDLED_DIR, load_payload_dir, validate_pay
 from core.envs.webshop.models import Goal, GoalSpec, Product, RewardBreakdown, WorldPayload
 from core.envs.webshop.reward import best_options, get_reward
 from core.envs.webshop.search import PAGE_SIZE
-from core.envs.webshop.session import BUY_NOW, ShopSession
+from core.envs.webshop.session import BUY_NOW, ShopSession, rating_text
 from core.envs.webshop.text import heuristic_nouns
 from core.envs.webshop.views import ResultItem, ResultsView
 from core.errors import ConfigError
@@ -364,7 +364,15 @@ class WebShopWorld(WorldBase):
         items = []
         for a in window:
             p = self.catalogue.by_asin[a]
-            items.append(ResultItem(asin=a, title=p.title, price=p.price, price_text=p.price_text))
+            items.append(
+                ResultItem(
+                    asin=a,
+                    title=p.title,
+                    price=p.price,
+                    price_text=p.price_text,
+                    rating=rating_text(p),
+                )
+            )
         return ResultsView(
             keywords=query,
             page=page,

@@ -38,6 +38,23 @@ OFFLINE_NOTE = (
 )
 """The caption shown wherever numbers of symbolic agents appear."""
 
+JUDGE_CHOICES: dict[str, str] = {
+    "heuristic": "offline heuristic judges (an approximation)",
+    "human": "human labels from annotation studies",
+    "none": "none (Identification and Consistency need judges)",
+}
+"""Role-realism judges the dashboard can use, in the order offered, with their labels."""
+
+HEURISTIC_BY_DEFAULT_UP_TO = 5000
+"""The offline heuristic judges run by default for selections of at most this many episodes
+(larger selections start with no judges and say so; LLM judges run from the CLI)."""
+
+
+def default_judges(frame: pd.DataFrame) -> str:
+    """``heuristic`` for a selection small enough to judge at once, else ``none``."""
+    return "heuristic" if len(frame) <= HEURISTIC_BY_DEFAULT_UP_TO else "none"
+
+
 FILTER_KEYS: tuple[str, ...] = ("benchmark", "method", "persona", "backbone")
 """Columns the dashboard filters on."""
 

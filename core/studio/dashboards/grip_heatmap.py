@@ -19,6 +19,7 @@ from core.grip.figures import persona_heatmap
 from core.grip.metrics import METRIC_BY_NAME, METRIC_NAMES
 from core.model.base import Strict
 from core.studio.dashboards.grip_format import COLUMN_OF, fmt
+from core.studio.plainwords import plain_outcome
 
 INSPECT_PATH = "inspect"
 """URL path of the episode inspector page."""
@@ -39,7 +40,8 @@ def heatmap_cells(
     Returns:
         Columns ``benchmark, metric, persona, value, rank, column, text, n, tie``: ``column``
         is the x label (``"<benchmark> · <metric>"``), ``text`` the formatted value ("—" when
-        undefined), ``n`` the episodes in the metric's denominator, and ``tie`` marks a column
+        undefined), ``n`` the episodes (pairs, for Consistency) in the metric's denominator —
+        0 where nothing was judged — and ``tie`` marks a column
         where every persona has the same value (then nobody is ranked). Tied values share
         their average rank.
     """
@@ -56,16 +58,6 @@ def heatmap_cells(
     heat = heat.sort_values(["benchmark", "_o", "persona"]).drop(columns="_o")
     heat["column"] = heat["benchmark"].astype(str) + " · " + heat["metric"].astype(str)
     heat["text"] = [fmt(m, v) for m, v in zip(heat["metric"], heat["value"], strict=True)]
-    cols_of = {m: COLUMN_OF[m] for m in names if COLUMN_OF.get(m) in frame.columns}
-    defined = frame[list(cols_of.values())].notna()
-    defined[["benchmark", "persona"]] = frame[["benchmark", "persona"]]
-    per = defined.groupby(["benchmark", "persona"], sort=False).sum()
-    sizes = frame.groupby(["benchmark", "persona"], sort=False).size()
-    counts = []
-    for b, m, p in zip(heat["benchmark"], heat["metric"], heat["persona"], strict=True):
-        col = cols_of.get(str(m))
-        counts.append(int(per.at[(b, p), col]) if col is not None else int(sizes.get((b, p), 0)))
-    heat["n"] = counts
     return heat[[*cols, "tie"]].reset_index(drop=True)
 
 
@@ -187,7 +179,7 @@ def cell_episodes(frame: pd.DataFrame, cell: Cell, limit: int | None = None) -> 
             "backbone": sub["backbone"].to_numpy(),
             "seed": sub["seed"].to_numpy(),
             "sample_id": sub["sample_id"].to_numpy(),
-            "outcome": sub["outcome"].to_numpy(),
+            "outcome": [plain_outcome(str(o)) if o else "" for o in sub["outcome"]],
             "bucket": sub["bucket"].astype(str).to_numpy(),
             "value": [fmt(cell.metric, v) for v in vals],
         }

@@ -27,6 +27,12 @@ from core.studio.markdown import md_escape
 MIN_N_FOR_BEST = 5
 """A grid cell with fewer episodes than this in a metric's denominator is never bold as best."""
 
+NEEDS_JUDGES = "needs judges"
+"""What an Identification / Consistency cell says when no role-realism judge was run."""
+
+JUDGED: dict[str, str] = {"Identification": "identification", "Consistency": "pairs"}
+"""The two metrics that exist only once judges have run (and what they need)."""
+
 
 # ---------------------------------------------------------------------------------- Table 2
 @dataclass(frozen=True)
@@ -39,6 +45,8 @@ class Table2:
             followed by ``· n=K`` when the metric's denominator is not the whole cell,
             ``**bold**`` where it is the best of its benchmark block, ``"—"`` where undefined.
         best: Same shape as the metric columns: True where bold.
+        second: Same shape: True where second best (underlined, as in the paper), only in a
+            block with at least three distinct eligible values.
         cells: The long aggregated frame behind it.
         keys: The row keys.
         metrics: The metric columns, in order.
@@ -51,6 +59,7 @@ class Table2:
     keys: tuple[str, ...]
     metrics: tuple[str, ...]
     n: pd.DataFrame | None = None
+    second: pd.DataFrame | None = None
 
 
 def table2(
@@ -100,6 +109,7 @@ def table2(
     denom = denom.reindex(index=value.index, columns=list(metrics)).fillna(0).astype(int)
     sizes = frame.groupby(list(keys), dropna=False, sort=False).size()
     best = pd.DataFrame(False, index=value.index, columns=list(metrics))
+    second = pd.DataFrame(False, index=value.index, columns=list(metrics))
     block = (
         value.index.get_level_values("benchmark")
         if "benchmark" in keys
@@ -113,8 +123,17 @@ def table2(
             if len(sel) < 2 or np.ptp(sel.to_numpy(dtype=float)) == 0:
                 continue
             target = sel.max() if hib else sel.min()
-            winners = sel.index[np.isclose(sel.to_numpy(dtype=float), target)]
-            best.loc[winners, m] = True
+            won = np.isclose(sel.to_numpy(dtype=float), target)
+            best.loc[sel.index[won], m] = True
+            rest = sel[~won]
+            # second best only where it is not also the last: three or more distinct values
+            if len(np.unique(sel.to_numpy(dtype=float).round(12))) >= 3:
+                runner = rest.max() if hib else rest.min()
+                second.loc[rest.index[np.isclose(rest.to_numpy(dtype=float), runner)], m] = True
+    judged = {
+        "Identification": "identification" in frame.columns,
+        "Consistency": pairs is not None,
+    }
     disp_rows = []
     for idx in value.index:
         parts = idx if isinstance(idx, tuple) else (idx,)
@@ -123,14 +142,56 @@ def table2(
         row["n"] = n_cell
         for m in metrics:
             text = fmt(m, value.at[idx, m], sd.at[idx, m])
+            if text == UNDEFINED and m in JUDGED and not judged[m]:
+                text = NEEDS_JUDGES
             k = int(denom.at[idx, m])
-            if text != UNDEFINED and k != n_cell:
+            if text not in (UNDEFINED, NEEDS_JUDGES) and k != n_cell:
                 text += f" · n={k}"
             row[m] = f"**{text}**" if bool(best.at[idx, m]) else text
         disp_rows.append(row)
     display = pd.DataFrame(disp_rows, columns=[*keys, "n", *metrics])
     return Table2(
-        display, best.reset_index(drop=True), cells, keys, metrics, denom.reset_index(drop=True)
+        display,
+        best.reset_index(drop=True),
+        cells,
+        keys,
+        metrics,
+        denom.reset_index(drop=True),
+        second.reset_index(drop=True),
+    )
+
+
+def grid_styler(t: Table2) -> Any:
+    """The grid as a pandas ``Styler`` for an HTML table.
+
+    The best of each block is bold and the second best underlined (the paper's style); "needs
+    judges" is grey. Texts carry no markdown marks and are HTML-escaped.
+    """
+    plain = t.display.copy()
+    for k in t.keys:
+        plain[k] = plain[k].astype(str).str.replace(r"\\(.)", r"\1", regex=True)
+    for m in t.metrics:
+        plain[m] = plain[m].astype(str).str.replace("**", "", regex=False)
+    styles = pd.DataFrame("", index=plain.index, columns=plain.columns)
+    for m in t.metrics:
+        for i in range(len(plain)):
+            css = []
+            if bool(t.best.iat[i, t.metrics.index(m)]):
+                css.append("font-weight: 700")
+            if t.second is not None and bool(t.second.iat[i, t.metrics.index(m)]):
+                css.append("text-decoration: underline")
+            if plain.at[plain.index[i], m] == NEEDS_JUDGES:
+                css.append("color: #8a8f98; font-style: italic")
+            styles.at[plain.index[i], m] = "; ".join(css)
+    # a cell's text sits in a markdown block inside the cell: let it take the cell's underline
+    inherit = [("text-decoration", "inherit")]
+    return (
+        plain.style.apply(lambda _: styles, axis=None)
+        .format(escape="html")
+        .hide(axis="index")
+        .set_table_styles(
+            [{"selector": "td div", "props": inherit}, {"selector": "td p", "props": inherit}]
+        )
     )
 
 

@@ -85,6 +85,7 @@ def test_blind_view_hides_identity_method_persona_and_other_labels(store, make_e
     assert card.ref == "A" and card.episode_id is None and card.method is None
     assert [ln.role for ln in card.transcript] == ["user", "agent", "environment"]
     assert card.transcript[1].text.startswith("[tool] search")
+    assert card.transcript[1].tool == "search" and card.transcript[1].args  # readable call
     assert set(view.label_kinds) == {"persona_id", "realism", "who_broke"}
     assert len(view.choices["persona_id"]) == 5 and view.choices["realism"] == [1, 2, 3, 4, 5]
     pair_item = next(i for i in q1.items if i.target_kind == "episode_pair")
@@ -169,3 +170,32 @@ def test_self_played_labels_are_marked(store, make_episode) -> None:
     )
     got = {r.annotator: r.self_played for r in list_labels(store, target_id="mine")}
     assert got == {"zoe": True, "yan": False}
+
+
+def test_a_reopened_item_is_confirmed_unchanged_without_new_labels(store, make_episode) -> None:
+    """Issue 30: reopening an item and confirming its labels makes it done, writing nothing."""
+    from core.studies import confirm_item, missing_labels
+
+    study, _ = _study(store, make_episode, blind=True)
+    item = open_next(store, study, "ann1")
+    assert item is not None
+    aid = item.assignment_id
+    assert missing_labels(store, aid) == item.labels_required
+    with pytest.raises(ProtocolError, match="still needs a label"):
+        confirm_item(store, aid)  # nothing labelled yet: nothing to confirm
+    for kind in item.labels_required:
+        value = {"persona_id": "dependent", "realism": 4, "same_persona": "SAME"}[kind]
+        label_item(store, aid, kind, value)
+    assert annotator_queue(store, study, "ann1").done == 1
+    set_assignment_status(store, aid, "pending")  # reopened
+    assert annotator_queue(store, study, "ann1").done == 0
+    before = len(list_labels(store, annotator="ann1"))
+    assert confirm_item(store, aid) is True
+    assert not confirm_item(store, aid)  # already done: idempotent
+    q = annotator_queue(store, study, "ann1")
+    assert q.done == 1 and next(i for i in q.items if i.assignment_id == aid).status == "done"
+    assert len(list_labels(store, annotator="ann1")) == before
+    set_study_status(store, study, "closed")
+    set_assignment_status(store, aid, "pending")
+    with pytest.raises(ProtocolError, match="closed"):
+        confirm_item(store, aid)

@@ -99,8 +99,8 @@ def test_table2_mean_sd_over_seeds_and_best_bold(small: pd.DataFrame) -> None:
     # undefined stays "—" and is never bold; Aim defined only for A0 -> no bold (single value)
     assert disp.at["B0", "Aim"] == "—"
     assert disp.at["A0", "Aim"] == "100.00 ± 0.00"
-    # Identification needs judges: undefined everywhere
-    assert set(disp["Identification"]) == {"—"}
+    # Identification needs judges: none ran, and the cell says so instead of "—"
+    assert set(disp["Identification"]) == {d.NEEDS_JUDGES}
     # Inferred ties at 0 everywhere: no bold at all
     assert not any(v.startswith("**") for v in disp["Inferred"])
     assert t.best.shape == (2, len(t.metrics))

@@ -1,0 +1,20 @@
+"""core.studio.watch_list: the Watch live list read back from the URL."""
+
+from __future__ import annotations
+
+from core.studio import roleplay as play
+from core.studio.watch_list import MAX_WATCHED, add_watched, read_watch_list, watch_param
+
+
+def test_ids_are_read_back_against_the_store(store) -> None:
+    a = play.start_agent_play(store, benchmark="mock", sample_id=None, persona="rational", seed=0)
+    b = play.start_agent_play(store, benchmark="mock", sample_id=None, persona="rational", seed=1)
+    raw = watch_param([b, "missing", a, b, "../etc", ""])
+    assert read_watch_list(store, raw) == [b, a]
+    assert read_watch_list(store, None) == []
+
+
+def test_new_ids_come_first_and_the_list_is_capped() -> None:
+    current = [f"e{i}" for i in range(MAX_WATCHED)]
+    out = add_watched(current, ["n1", "e3"])
+    assert out[:2] == ["n1", "e3"] and len(out) == MAX_WATCHED and len(set(out)) == len(out)
