@@ -38,7 +38,7 @@ from pydantic import Field, ValidationError
 
 from core.errors import ConfigError
 from core.llm.secrets import register_key_env
-from core.llm.types import ModelSpec
+from core.llm.types import ModelSpec, is_reasoning_model
 from core.model.base import Strict
 from core.settings import settings
 
@@ -47,6 +47,45 @@ MAX_MODELS_FILE_BYTES = 1_000_000
 
 SINGLE_ROLES = ("agent", "voice", "interpreter", "reflection", "writer")
 LIST_ROLES = ("judges", "extractors")
+
+ROLE_MAX_TOKENS = {
+    "agent": 1024,
+    "reflection": 1024,
+    "voice": 256,
+    "interpreter": 256,
+    "judge": 512,
+    "writer": 512,
+    "extractor": 768,
+}
+"""The completion cap of a role whose spec names none (a server stops generating there, so an
+abandoned or rambling request never runs on)."""
+
+REASONING_MAX_TOKENS = 16384
+"""The cap of a reasoning model whose spec names none (its hidden reasoning counts too)."""
+
+
+def completion_cap(spec: ModelSpec, role: str) -> int:
+    """The completion cap a call of ``role`` sends: the spec's, else the role's default.
+
+    >>> completion_cap(ModelSpec(model="openai/x"), "voice")
+    256
+    >>> completion_cap(ModelSpec(model="openai/o3-mini"), "voice")
+    16384
+    >>> completion_cap(ModelSpec(model="openai/x", max_tokens=64), "agent")
+    64
+    """
+    if spec.max_tokens is not None:
+        return spec.max_tokens
+    if is_reasoning_model(spec.model):
+        return REASONING_MAX_TOKENS
+    return ROLE_MAX_TOKENS.get(role, 1024)
+
+
+def with_completion_cap(spec: ModelSpec, role: str) -> ModelSpec:
+    """``spec`` with its completion cap made explicit (every call then sends one)."""
+    if spec.max_tokens is not None:
+        return spec
+    return spec.model_copy(update={"max_tokens": completion_cap(spec, role)})
 
 
 class ModelsFile(Strict):
