@@ -17,6 +17,7 @@ from core.cli import (
     cmd_data,
     cmd_env,
     cmd_grip,
+    cmd_models,
     cmd_run,
     cmd_setup,
     cmd_studies,
@@ -37,6 +38,7 @@ _MODULES = (
     cmd_grip,
     cmd_studies,
     cmd_user,
+    cmd_models,
 )
 
 

@@ -50,9 +50,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--action-format",
-        choices=("text", "tools"),
+        choices=("text", "tools", "json"),
         default=None,
-        help="LLM agents: the paper's text format (default) or native tool calling",
+        help="LLM agents: the paper's text format (default), native tool calling, or json "
+        "(the action's JSON schema sent as response_format: structured output)",
     )
     p.add_argument(
         "--interpreter", default=None, help="how the user reads messages: offline | MODEL"
@@ -194,6 +195,21 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
     extra = {"a3_generation_size": gen} if gen is not None else {}
     from pydantic import ValidationError
 
+    from core.llm.models import role_label, run_models
+
+    agent = _role_default(args.agent, "agent", "symbolic")
+    voice = _role_default(args.user_voice, "voice", "template")
+    interpreter = getattr(args, "interpreter", None) or role_label("interpreter")
+    llm_agent = agent.strip().lower() not in ("symbolic", "heuristic", "template", "human")
+    reflection = role_label("reflection") if llm_agent else None
+    models = run_models(
+        {
+            "agent": agent if llm_agent else None,
+            "voice": voice,
+            "interpreter": interpreter,
+            "reflection": reflection,
+        }
+    )
     try:
         return RunSpec(
             name=args.name,
@@ -201,10 +217,11 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
             methods=tuple(_csv(args.method)),
             personas=tuple(personas),
             seeds=tuple(range(args.seeds)),
-            agent=_role_default(args.agent, "agent", "symbolic"),
-            user_voice=_role_default(args.user_voice, "voice", "template"),
+            agent=agent,
+            user_voice=voice,
             action_format=getattr(args, "action_format", None),
-            interpreter=getattr(args, "interpreter", None),
+            interpreter=interpreter,
+            models=models,
             limit=args.limit,
             source=getattr(args, "source", None),
             split=getattr(args, "split", None),

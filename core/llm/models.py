@@ -30,7 +30,9 @@ is :func:`configure` (the CLI calls it); forked workers inherit it, Ray workers 
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -249,10 +251,13 @@ def resolve_spec(text: str | ModelSpec | None, role: str = "agent", **overrides:
         spec = text
     else:
         found = None
-        if text:
+        own = role_entry(role)
+        if text and own is not None and text.strip() in (own.label, own.model):
+            found = own  # the role's own entry first (one model may serve several roles)
+        elif text:
             found = cfg.models.find(text.strip()) if cfg.models is not None else None
         else:
-            found = role_entry(role)
+            found = own
         if found is None and not text:
             raise ConfigError(f"no model given for the {role} role", field=role)
         spec = found if found is not None else ModelSpec.parse(str(text))
@@ -271,3 +276,54 @@ def resolve_spec(text: str | ModelSpec | None, role: str = "agent", **overrides:
             raise ConfigError(str(first.get("msg")), file="model spec", field=loc) from None
     register_key_env(spec.api_key_env)
     return spec
+
+
+RUN_ROLES = ("agent", "voice", "interpreter", "reflection")
+"""The LLM roles of a sweep, whose settings are part of the run's identity."""
+
+
+def run_models(roles: Mapping[str, str | None]) -> dict[str, dict[str, Any]] | None:
+    """The settings of each LLM role a run uses, as stored in its spec.
+
+    Args:
+        roles: Role → the model spec string it uses (None or an offline name: not an LLM).
+
+    Returns:
+        Role → the full :class:`ModelSpec` (completion cap made explicit), or None when no
+        role is an LLM.
+    """
+    from core.llm.types import is_offline_name
+
+    out: dict[str, dict[str, Any]] = {}
+    for role, label in roles.items():
+        if not label or is_offline_name(label) or label in ("offline", "mute", "human"):
+            continue
+        spec = with_completion_cap(resolve_spec(label, role), role)
+        out[role] = spec.model_dump(mode="json")
+    return out or None
+
+
+@contextlib.contextmanager
+def run_config(models: Mapping[str, Mapping[str, Any]] | None) -> Iterator[LLMConfig]:
+    """Install a run's recorded role settings as the process's models for its duration.
+
+    Every client built while it is open (agent, voice, interpreter, reflection — in this
+    process and in forked workers) resolves to the settings the run was created with, so a
+    resumed run calls its models exactly as before, whatever the models file says now.
+    """
+    before = current_config()
+    if not models:
+        yield before
+        return
+    roles = {
+        role: ModelSpec.model_validate(dict(value))
+        for role, value in models.items()
+        if role in RUN_ROLES
+    }
+    base = before.models or ModelsFile()
+    cfg = before.model_copy(update={"models": base.model_copy(update=roles)})
+    use_config(cfg)
+    try:
+        yield cfg
+    finally:
+        use_config(before)

@@ -49,6 +49,8 @@ def llm_processes(options: RunOptions, n_units: int, client_given: Any = None) -
 
         if not isinstance(client_given, LLMClient):
             return 1
+        if client_given.spec.concurrency is not None:
+            return 1  # an endpoint limit holds per process: one process keeps it exact
     if sys.platform == "win32":
         return 1
     cpus = options.workers or os.cpu_count() or 1
@@ -59,11 +61,11 @@ def run_llm(sw: Sweep, client: Any = None) -> str:
     """Play an LLM sweep's units (one event loop, several processes or Ray); return a status."""
     if sw.options.backend == "ray":
         return _run_llm_ray(sw, client)
-    procs = llm_processes(sw.options, len(sw.units), client)
     if client is None:
         from core.llm import make_client
 
         client = make_client(sw.spec.agent, cache_path=sw.store.path)
+    procs = llm_processes(sw.options, len(sw.units), client)
     source = SampleSource(sw.store)
     preload(source, sw.spec, sw.units)
     if procs > 1:

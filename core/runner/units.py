@@ -283,12 +283,38 @@ def play_symbolic_unit(
     return res
 
 
+def reflector(client: ChatModel) -> ChatModel:
+    """The model A3 reflects with: the models file's ``reflection`` entry, else the agent's.
+
+    The run installs its recorded settings as the models file (:func:`core.llm.models.
+    run_config`), so a resumed run reflects with the same model and settings.
+    """
+    from core.llm.models import role_entry
+
+    entry = role_entry("reflection")
+    if entry is None or entry.label == getattr(getattr(client, "spec", None), "label", None):
+        return client
+    from core.llm import make_client
+
+    cache = getattr(client, "cache", None)
+    key = (entry.model_dump_json(), str(getattr(cache, "path", "")))
+    found = _REFLECTORS.get(key)
+    if found is None:
+        found = _REFLECTORS[key] = make_client(
+            entry, cache_path=getattr(cache, "path", None), role="reflection"
+        )
+    return found
+
+
+_REFLECTORS: dict[tuple[str, str], ChatModel] = {}
+
+
 def _reflect(
     book: LessonBook, client: ChatModel, digests: list[dict[str, Any]], into: CostLedger
 ) -> None:
     """A3's reflection on a thread, its calls attributed to the ``reflection`` role."""
     with recording(into), as_role("reflection"):
-        book.reflect(client, digests)
+        book.reflect(reflector(client), digests)
 
 
 def _charge(rec: EpisodeRecord, extra: CostLedger) -> None:
