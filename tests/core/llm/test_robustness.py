@@ -28,7 +28,7 @@ from core.llm.endpoints import (
 )
 from core.llm.models import ROLE_MAX_TOKENS, configure, resolve_spec, use_config
 from core.llm.retry import ContextOverflow
-from tests.fakes.openai_server import Fault, FakeOpenAIServer, Reply
+from tests.fakes.openai_server import FakeOpenAIServer, Fault, Reply
 
 USER = [{"role": "user", "content": "hi"}]
 
