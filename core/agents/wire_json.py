@@ -36,14 +36,15 @@ from core.agents.wire_base import (
 from core.model.actions import Ask, EnvOp, Propose
 from core.model.world import EnvAction, ToolSpec
 
-MAX_MESSAGE_CHARS = 600
+MAX_MESSAGE_CHARS = 240
 """Longest ``content`` of a Clarify (the server stops the string there)."""
 
-MAX_ANSWER_CHARS = 1500
+MAX_ANSWER_CHARS = 400
 """Longest final answer."""
 
-MAX_ARGUMENT_CHARS = 300
-"""Longest string argument of a tool whose own schema sets no bound."""
+MAX_ARGUMENT_CHARS = 80
+"""Longest string argument of a tool whose own schema sets no bound (a small model that
+loops inside a string is made to close it long before its completion cap)."""
 
 SCHEMA_NAME = "agent_action"
 
@@ -183,21 +184,70 @@ def response_format(schema: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _load(text: str) -> Any:
+def close_truncated(text: str) -> str | None:
+    """``text`` with its open string and brackets closed (a reply cut at the completion cap).
+
+    >>> close_truncated('{"action": {"kind": "clarify", "content": "Which si')
+    '{"action": {"kind": "clarify", "content": "Which si"}}'
+    >>> close_truncated('{"a": 1}') is None
+    True
+    """
+    stack: list[str] = []
+    in_str = esc = False
+    start = text.find("{")
+    if start < 0:
+        return None
+    for ch in text[start:]:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+            continue
+        if ch == '"':
+            in_str = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]" and stack:
+            stack.pop()
+    if not stack and not in_str:
+        return None
+    tail = text[start:]
+    if esc:
+        tail = tail[:-1]
+    if in_str:
+        tail += '"'
+    tail = tail.rstrip()
+    if tail.endswith((",", ":")):
+        tail = tail[:-1] + (': ""' if tail.endswith(":") else "")
+    return tail + "".join(reversed(stack))
+
+
+def _load(text: str) -> tuple[Any, bool]:
+    """The reply's JSON object, and whether it had to be closed (it was cut off)."""
     body = text.strip()
     fence = _FENCE.match(body)
     if fence:
         body = fence.group(1)
     try:
-        return json.loads(body)
+        return json.loads(body), False
     except ValueError:
-        start, end = body.find("{"), body.rfind("}")
-        if 0 <= start < end:
-            try:
-                return json.loads(body[start : end + 1])
-            except ValueError:
-                return None
-        return None
+        pass
+    start, end = body.find("{"), body.rfind("}")
+    if 0 <= start < end:
+        try:
+            return json.loads(body[start : end + 1]), False
+        except ValueError:
+            pass
+    closed = close_truncated(body)
+    if closed is not None:
+        try:
+            return json.loads(closed), True
+        except ValueError:
+            return None, False
+    return None, False
 
 
 def _action(obj: Mapping[str, Any], tools: Sequence[ToolSpec], can_ask: bool, raw: str) -> Any:
@@ -244,7 +294,7 @@ def parse_json_reply(
     """
     raw = text
     body = strip_reasoning(text or "")
-    obj = _load(body)
+    obj, closed = _load(body)
     if not isinstance(obj, dict):
         fallback = parse_reply(
             body, tools, can_ask=can_ask, state_labels=("MEMORY",) if memory else ()
@@ -258,9 +308,9 @@ def parse_json_reply(
             )
         return malformed(raw, "the reply is not the JSON action object")
     inner = obj.get("action")
-    repairs: tuple[str, ...] = ()
+    repairs: tuple[str, ...] = ("json_closed_truncated",) if closed else ()
     if not isinstance(inner, dict) and "kind" in obj:
-        inner, repairs = obj, ("json_unwrapped_action",)
+        inner, repairs = obj, (*repairs, "json_unwrapped_action")
     if not isinstance(inner, dict):
         return malformed(raw, "no 'action' object in the reply")
     try:
