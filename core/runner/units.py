@@ -272,8 +272,13 @@ def play_symbolic_unit(
             askbook=book,
             costs=costs,
         )
-        episode.run(log, eid, agent, world_loader=loader)
-        res.records.append(_record(log, key, kid, eid, 0.0, kid not in skip))
+        spent = CostLedger()  # an LLM voice or interpreter beside a symbolic agent
+        with recording(spent):
+            episode.run(log, eid, agent, world_loader=loader)
+        rec = _record(log, key, kid, eid, spent.total_usd, kid not in skip)
+        if spent:
+            rec.cost_by_role = spent.to_dict()
+        res.records.append(rec)
         if evolving:
             in_gen += 1
             if in_gen >= size:  # a generation ends: its episodes' counts enter the book
