@@ -20,12 +20,11 @@ from core.studio import roleplay as play
 from core.studio.choices import method_label
 from core.studio.env import env_name, settings
 from core.studio.plainwords import plain_outcome, plain_termination
-from core.studio.play_survey import save_play_survey
+from core.studio.play_survey import save_play_survey, stored_survey, survey_lines
 from core.studio.plays import assigned_play, complete_assignment, play_owner
 from pages.common.auth import auth_mode, current_user
 from pages.common.play import (
     conversation,
-    label_md,
     md_escape,
     play_controls,
     remember_episode,
@@ -33,6 +32,7 @@ from pages.common.play import (
     setup_controls,
     start_study_item,
 )
+from pages.common.reply import reply_box
 from pages.common.store import get_store
 from pages.common.ui import guarded
 from pages.common.widgets import patience_meter
@@ -80,8 +80,9 @@ if eid is None:
         st.stop()
     st.caption(
         "You role-play a customer. You see your persona and your private goal; the agent sees "
-        "only your opening request. Answer its questions in character and tick what each "
-        "message discloses. Your goal may change silently — a banner tells you when."
+        "only your opening request. Answer its questions in character, in your own words; "
+        "before you send, the page shows what the agent will learn from them. Your goal may "
+        "change silently — a banner tells you when."
     )
     setup = setup_controls("play_user", store)
     c1, c2 = st.columns(2)
@@ -123,6 +124,7 @@ if header.agent != SYMBOLIC:
     client = guarded(_client, header.agent, str(default_store_path()))
     if client is None:
         st.stop()
+reader = settings().play_interpreter.strip() or "offline"
 with st.spinner("The agent is working…"):
     if guarded(play.advance, store, eid, client=client) is None:
         st.stop()
@@ -187,37 +189,27 @@ if awaiting:
                     st.caption(
                         "The shop cannot say exactly what is wrong; compare it with your goal."
                     )
-        st.markdown("**Tick what your reply tells the agent:**")
-        n = len(uv.transcript)
-        boxes = {}
-        for line in uv.intent:
-            asked = " — asked" if line.slot in uv.pending_asked else ""
-            boxes[line.slot] = st.checkbox(
-                label_md(f"{line.label}: {line.phrase}{asked}"),
-                key=f"play_user_disclose_{n}_{line.slot}",
-            )
+    n = len(uv.transcript)
+    with main:
+        reply_box(store, eid, n, uv.pending_reaction, reader=reader, client=client)
     simulate = main.button(
         "Let the simulator answer this one",
-        key=f"play_user_simulate_{len(uv.transcript)}",
+        key=f"play_user_simulate_{n}",
         help="The simulated user writes this reply for you, under your persona's rules; it is "
         "recorded as the simulator's, not yours.",
     )
     if simulate and guarded(play.let_simulator_reply, store, eid, client=client) is not None:
         st.rerun()
-    text = st.chat_input(
-        "Your reaction to the proposal" if uv.pending_reaction else "Reply to the agent",
-        key="play_user_reply",
-    )
-    if text:
-        disclosed = [slot for slot, ticked in boxes.items() if ticked]
-        if guarded(play.reply, store, eid, text, disclosed, client=client) is not None:
-            st.rerun()
 elif uv.ended:
     complete_assignment(store, eid)
     outcome = uv.outcome.value if uv.outcome else "ended"
     st.info(f"Episode over: {plain_outcome(outcome)} — {plain_termination(pv.reason)}.")
-    if st.session_state.get("play_user_survey_done") == eid:
+    stored = stored_survey(store, annotator=user.name, episode_id=eid)
+    if stored is not None:
         st.success("Thank you — your survey is saved.")
+        with st.container(border=True, key="play_user_survey_stored"):
+            st.caption("Your answers (saved once; they can no longer be changed)")
+            st.text(survey_lines(stored))
     else:
         shifted = bool(pv.shifts)
         with st.form("play_user_survey"):
@@ -288,7 +280,6 @@ elif uv.ended:
                     study_id=owner.study_id if owner else None,
                 )
                 if saved is not None:
-                    st.session_state["play_user_survey_done"] = eid
                     st.rerun()
 else:
     st.info("The agent is acting…")

@@ -19,7 +19,7 @@ ERROR; only caller misuse raises (:class:`~core.errors.ProtocolError`).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -44,7 +44,14 @@ from core.errors import ConfigError, ProtocolError
 from core.model.actions import AgentAction
 from core.model.config import ProtocolConfig
 from core.model.episode import AgentView, EpisodeHeader, UserView
-from core.model.events import EpisodeStarted, LessonBookUsed, Repair, UserReplied
+from core.model.events import (
+    EpisodeStarted,
+    LessonBookUsed,
+    Repair,
+    ReplyKind,
+    ReplyRead,
+    UserReplied,
+)
 from core.model.intent import IntentGraph
 from core.model.persona import Persona
 from core.model.sample import Sample
@@ -230,12 +237,25 @@ def respond(
     disclosed: Sequence[str] = (),
     *,
     world_loader: WorldLoader | None = None,
+    read: Mapping[str, Any] | None = None,
 ) -> UserView:
-    """Record a human user's reply (and the requirements they ticked as disclosed).
+    """Record a human user's reply and the requirements it discloses.
+
+    Args:
+        log: The event log.
+        episode_id: The episode.
+        text: The person's words.
+        disclosed: The slots the agent learns (the final disclosures).
+        world_loader: Resolves the episode's world.
+        read: How the words were read (the fields of a
+            :class:`~core.model.events.ReplyRead` event besides ``kind``/``seq``/``turn``):
+            recorded just before the reply; its act decides a reply without disclosures
+            (``decline`` or an answer such as a yes/no), and its ``declined`` slots are the
+            reply's declined ones.
 
     Raises:
-        ProtocolError: The episode is not waiting for a user reply, or a ticked slot is not a
-            current requirement.
+        ProtocolError: The episode is not waiting for a user reply, or a slot is not a current
+            requirement.
     """
     live = load(log, episode_id, world_loader)
     st = live.state
@@ -248,14 +268,22 @@ def respond(
     question, asked = st.pending_question or "", st.pending_asked
     reaction = st.pending_reaction
     em = Emitter(st)
+    fields = dict(read or {})
+    declined = tuple(s for s in fields.pop("declined", ()) if s in asked and s not in disclosed)
+    kind: ReplyKind = "rejection" if reaction else "answer" if disc else "decline"
+    if read is not None and not reaction and not disc and fields.get("act") != "decline":
+        kind = "answer"  # "yes, go ahead" is an answer that discloses nothing
 
     def _go() -> None:
+        if read is not None:
+            em.emit(ReplyRead, **fields)
         em.emit(
             UserReplied,
-            reply_kind="rejection" if reaction else "answer" if disc else "decline",
+            reply_kind=kind,
             text=text,
             disclosures=disc,
             asked=asked,
+            declined=declined,
             voice=HUMAN,
             intent_id=st.intent_id,
         )

@@ -245,6 +245,42 @@ class QuestionRead(_Event):
     raw: str = Field(default="", description="The model's answer (cut to 2000 characters).")
 
 
+class ReadContradiction(Strict):
+    """A value a reply states that differs from the user's goal."""
+
+    slot: str = Field(description="Slot of the current intent.")
+    said: str = Field(description="The words the reply used.")
+    goal: ConditionValue | None = Field(description="The intent's value.")
+
+
+ReplyReadAct = Literal["answer", "decline", "confirm_yes", "confirm_no", "other"]
+
+
+class ReplyRead(_Event):
+    """How a person's typed reply was read, what they corrected, and what the agent learns.
+
+    Recorded just before the ``user_reply`` it explains, only when a person types in the user's
+    seat; the ``user_reply``'s disclosures are ``final``.
+    """
+
+    kind: Literal["reply_read"] = "reply_read"
+    text: str = Field(description="The words the person typed.")
+    reader: str = Field(description="'offline' or the model spec that read them.")
+    act: ReplyReadAct = Field(description="The reader's act.")
+    read: tuple[str, ...] = Field(default=(), description="Slots the reader found disclosed.")
+    contradictions: tuple[ReadContradiction, ...] = Field(
+        default=(), description="Values stated that differ from the goal."
+    )
+    added: tuple[str, ...] = Field(default=(), description="Slots the person added.")
+    removed: tuple[str, ...] = Field(default=(), description="Slots the person removed.")
+    final: tuple[str, ...] = Field(default=(), description="Slots the agent learns (disclosed).")
+    deliberate: bool | None = Field(
+        default=None, description="Asked about a contradiction: did the person mean it."
+    )
+    fallback: bool = Field(default=False, description="A model reader failed; offline used.")
+    detail: str = Field(default="", description="Why the model reading was not used.")
+
+
 class LessonBookUsed(_Event):
     """A3: the lesson book in force for this episode (recorded right after the start).
 
@@ -290,6 +326,7 @@ Event = Annotated[
     | ForcedFinal
     | Repair
     | QuestionRead
+    | ReplyRead
     | LessonBookUsed
     | EpisodeEnded,
     Field(discriminator="kind"),
@@ -317,6 +354,7 @@ EVENT_KINDS: tuple[str, ...] = (
     "forced_final",
     "repair",
     "question_read",
+    "reply_read",
     "lesson_book",
     "episode_ended",
 )

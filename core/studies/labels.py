@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
-from core.errors import ConfigError, NotFoundError
+from core.errors import ConfigError, NotFoundError, ProtocolError
 from core.model.base import Strict
 from core.model.intent import ShiftOperator
 from core.model.sample import FaultType
@@ -232,6 +232,24 @@ def _is_self_played(conn: sqlite3.Connection, annotator: str, episodes: tuple[st
     return row is not None
 
 
+ANSWERED_ONCE: frozenset[str] = frozenset({"play_user_survey"})
+"""Label kinds a person gives once per target (the end survey of a play): a second write is
+refused by the store, whatever page or tab sends it."""
+
+
+def stored_label(
+    store: Store, *, annotator: str, target_kind: str, target_id: str, label_kind: str
+) -> Any | None:
+    """The value of ``annotator``'s first label of ``label_kind`` on a target (None: none yet)."""
+    ensure_study_schema(store)
+    row = store.conn.execute(
+        "SELECT value FROM annotations WHERE annotator=? AND target_kind=? AND target_id=? "
+        "AND label_kind=? ORDER BY annotation_id LIMIT 1",
+        (annotator, target_kind, target_id, label_kind),
+    ).fetchone()
+    return None if row is None else json.loads(row[0])
+
+
 def write_label(
     store: Store,
     *,
@@ -270,6 +288,8 @@ def write_label(
 
     Raises:
         ConfigError: When the label is invalid.
+        ProtocolError: A kind given once (:data:`ANSWERED_ONCE`) is already stored for this
+            annotator and target.
     """
     ensure_study_schema(store)
     clean = validate_label(
@@ -279,6 +299,18 @@ def write_label(
         raise ConfigError(f"seconds must be >= 0, got {seconds!r}", file="label", field="seconds")
     now = utcnow()
     with store.transaction() as conn:
+        if label_kind in ANSWERED_ONCE:
+            # checked inside the IMMEDIATE transaction: two tabs cannot both store one
+            taken = conn.execute(
+                "SELECT 1 FROM annotations WHERE annotator=? AND target_kind=? AND target_id=? "
+                "AND label_kind=? LIMIT 1",
+                (annotator, target_kind, target_id, label_kind),
+            ).fetchone()
+            if taken is not None:
+                raise ProtocolError(
+                    f"{annotator} has already answered the {label_kind.replace('_', ' ')} of "
+                    f"{target_id}; it is stored once and can no longer be changed"
+                )
         self_played = _is_self_played(conn, annotator, episodes_of(target_kind, target_id))
         annotation_id = insert_annotation(
             conn,

@@ -4,6 +4,10 @@ The survey is a label like any other (kind ``play_user_survey`` on the episode):
 :func:`core.studies.labels.write_label`, so its answers are checked against
 :class:`~core.studies.labels.PlayUserSurvey`, it is marked ``self_played`` from the study-play
 record (the person played the episode they rate) and it lands in one IMMEDIATE transaction.
+
+It is answered **once** per person and episode: the store refuses a second survey (in the same
+transaction that would write it), and :func:`stored_survey` gives the page the stored answers to
+show read-only after a reload.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.store import Store
-from core.studies.labels import PlayUserSurvey, write_label
+from core.studies.labels import PlayUserSurvey, stored_label, write_label
 
 SURVEY_KIND = "play_user_survey"
 """The label kind of the survey."""
@@ -41,6 +45,7 @@ def save_play_survey(
 
     Raises:
         ConfigError: An answer out of range or missing, naming the field; nothing is stored.
+        ProtocolError: This person already answered the survey of this episode.
     """
     return write_label(
         store,
@@ -53,4 +58,34 @@ def save_play_survey(
     )
 
 
-__all__ = ["SURVEY_KIND", "PlayUserSurvey", "save_play_survey"]
+def stored_survey(store: Store, *, annotator: str, episode_id: str) -> dict[str, Any] | None:
+    """The survey ``annotator`` gave on ``episode_id`` (None when not answered yet)."""
+    got = stored_label(
+        store,
+        annotator=annotator,
+        target_kind="episode",
+        target_id=episode_id,
+        label_kind=SURVEY_KIND,
+    )
+    return dict(got) if isinstance(got, dict) else None
+
+
+_QUESTIONS = (
+    ("understood", "The agent understood what I wanted"),
+    ("questions_worth_it", "The agent's questions were worth my patience"),
+    ("adapted", "When my goal changed, the agent adapted"),
+    ("in_character", "I could stay in character"),
+    ("comment", "Anything else?"),
+)
+
+
+def survey_lines(answers: dict[str, Any]) -> str:
+    """Stored survey answers as plain lines (question: answer), for a read-only view."""
+    lines = []
+    for key, question in _QUESTIONS:
+        if key in answers and answers[key] not in (None, ""):
+            lines.append(f"{question}: {answers[key]}")
+    return "\n".join(lines)
+
+
+__all__ = ["SURVEY_KIND", "PlayUserSurvey", "save_play_survey", "stored_survey", "survey_lines"]

@@ -58,6 +58,24 @@ def _button(tab: Any, name: str) -> Any:
     return tab.get_by_role("button", name=name, exact=True)
 
 
+WAITING = "Send reply"
+
+
+def type_reply(tab: Any, text: str) -> None:
+    """Type a reply in the reply box, see the reading, send it (confirming a contradiction)."""
+    box = tab.get_by_test_id("stTextArea").locator("textarea").last
+    box.fill(text)
+    _button(tab, "Check what the agent will learn").click()
+    tab.get_by_text("What the agent will learn from your words").wait_for()
+    _button(tab, WAITING).click()
+    deliberate = _button(tab, "Yes, it's deliberate — send it")
+    sent = tab.get_by_test_id("stChatMessage").filter(has_text=text)
+    deliberate.or_(sent.first).first.wait_for(timeout=60_000)
+    if deliberate.count():
+        deliberate.click()
+    sent.first.wait_for(timeout=60_000)
+
+
 def _start_agent(tab: Any, url: str, benchmark: str, sample_id: str, seed: int) -> str:
     _goto(
         tab, url, "play_agent", benchmark=benchmark, sample=sample_id, persona="rational", seed=seed
@@ -112,21 +130,13 @@ def test_play_as_user_a_couple_of_turns(studio_url: str, store: Store, tab: Any)
     )
     _button(tab, "Start episode").click()
     eid = _episode_id(tab)
-    tab.get_by_text("Tick what your reply tells the agent").wait_for()
+    _button(tab, WAITING).wait_for()
     tab.get_by_text("You are Rational").wait_for()
-    tab.get_by_test_id("stCheckbox").first.click()
-    chat = tab.get_by_test_id("stChatInputTextArea")
-    chat.fill("Teal, please.")
-    chat.press("Enter")
+    type_reply(tab, "Teal, please.")
     tab.get_by_text("Your goal has changed").first.wait_for()
-    tab.get_by_text("Teal, please.").wait_for()
     n_before = tab.get_by_test_id("stChatMessage").count()
-    if tab.get_by_text("Tick what your reply tells the agent").count():
-        for box in tab.get_by_test_id("stCheckbox").all():
-            box.click()
-        chat.fill("That is everything I need.")
-        chat.press("Enter")
-        tab.get_by_text("That is everything I need.").wait_for()
+    if _button(tab, WAITING).count():
+        type_reply(tab, "That is everything I need.")
         assert tab.get_by_test_id("stChatMessage").count() > n_before
     human = [
         e
@@ -145,7 +155,7 @@ def test_play_as_user_every_message_typed_by_the_person(
     _goto(tab, studio_url, "play_user", benchmark="webshop", sample=sid, persona="rational", seed=1)
     _button(tab, "Start episode").click()
     eid = _episode_id(tab)
-    waiting = tab.get_by_text("Tick what your reply tells the agent")
+    waiting = _button(tab, WAITING)
     over = tab.get_by_text("Episode over")
     typed: list[str] = []
     reactions = 0
@@ -158,10 +168,7 @@ def test_play_as_user_every_message_typed_by_the_person(
             line = f"Reaction {n}: no, that is not what I asked for."
         else:
             line = f"Message {n}: I am not sure, you decide."
-        chat = tab.get_by_test_id("stChatInputTextArea")
-        chat.fill(line)
-        chat.press("Enter")
-        tab.get_by_text(line).wait_for(timeout=60_000)
+        type_reply(tab, line)
         typed.append(line)
     over.wait_for(timeout=60_000)
     replies = [e for e in store.events(eid) if e.kind == "user_reply"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.model.events import AgentActed, ShiftFired, UserReplied
+from core.model.events import AgentActed, ReplyRead, ShiftFired, UserReplied
 from core.paths import PROJECT_ROOT
 from core.protocol.shifts import draw_fates
 from core.runner.plan import SampleSource
@@ -65,14 +65,29 @@ def _start(at: AppTest, benchmark: str, sample_id: str, seed: int, method: str) 
 
 
 def _boxes(at: AppTest) -> list:
-    return [c for c in at.checkbox if (c.key or "").startswith("play_user_disclose_")]
+    """The reply box of the turn the person is asked to answer (empty when not asked)."""
+    return [t for t in at.text_area if (t.key or "").startswith("play_user_draft_")]
+
+
+def _fixes(at: AppTest) -> list:
+    return [c for c in at.checkbox if (c.key or "").startswith("play_user_fix_")]
+
+
+def _button(at: AppTest, prefix: str):
+    return next(b for b in at.button if (b.key or "").startswith(prefix))
 
 
 def _reply(at: AppTest, text: str, tick: str = "all") -> AppTest:
-    for box in _boxes(at):
-        if tick == "all":
+    """Type ``text``, see the reading, (with ``tick='all'``) correct it to every requirement,
+    send; a contradiction of the goal is confirmed as deliberate."""
+    _boxes(at)[0].input(text).run()
+    assert not at.exception, at.exception
+    if tick == "all":
+        for box in _fixes(at):
             box.check()
-    at.chat_input(key="play_user_reply").set_value(text).run()
+    _button(at, "play_user_send_").click().run()
+    if any((b.key or "").startswith("play_user_deliberate_") for b in at.button):
+        _button(at, "play_user_deliberate_").click().run()
     assert not at.exception, at.exception
     return at
 
@@ -112,20 +127,23 @@ def test_play_turns_with_a_shift_banner_then_survey(monkeypatch: pytest.MonkeyPa
     assert any("Mara" in t for t in texts)
     assert any(t.startswith("• ") for t in texts)
     assert not at.warning
-    assert _boxes(at), "disclosure check-boxes appear while the agent waits"
+    assert _boxes(at), "the reply box appears while the agent waits"
     # the agent's question was charged automatically (base 10, a question costs 2)
     assert at.get("progress")[0].proto.text == "Patience 8 / 10"
     # the agent's question was stored before it was shown
     assert any(isinstance(e, AgentActed) for e in store.events(eid))
 
-    box = _boxes(at)[0]
-    slot = box.key.split("_", 4)[-1]
-    box.check()
-    at.chat_input(key="play_user_reply").set_value("I'd like it in teal.").run()
+    # the words are the data: nothing ticked, the reading says what the agent learns
+    _boxes(at)[0].input("I'd like it in teal.").run()
+    assert any("What the agent will learn" in m.value for m in at.markdown)
+    assert any(t.value.startswith("• colour") or "teal" in t.value for t in at.text)
+    _button(at, "play_user_send_").click().run()
     assert not at.exception
     replies = [e for e in store.events(eid) if isinstance(e, UserReplied) and e.voice == "human"]
     assert replies[0].text == "I'd like it in teal."
-    assert [d.slot for d in replies[0].disclosures] == [slot]
+    assert [d.slot for d in replies[0].disclosures] == ["color"]
+    read = [e for e in store.events(eid) if isinstance(e, ReplyRead)]
+    assert read[0].read == ("color",) and read[0].final == ("color",) and not read[0].added
     assert any(isinstance(e, ShiftFired) for e in store.events(eid))
     banners = [w.value for w in at.warning]
     assert banners and banners[0].startswith("Your goal has changed")
@@ -152,6 +170,17 @@ def test_play_turns_with_a_shift_banner_then_survey(monkeypatch: pytest.MonkeyPa
     assert row[1:3] == ("episode", "play_user_survey") and row[4] == 1
     value = json.loads(row[3])
     assert value["understood"] == 4 and value["adapted"] == "partly" and value["shifts"] >= 1
+    # after a reload the answers show read-only: no form, nothing stored twice
+    again = _open(home, monkeypatch)
+    again.query_params["episode"] = eid
+    again.run()
+    assert not again.exception and not again.form
+    assert any("understood what I wanted: 4" in t.value for t in again.text)
+    n = store.conn.execute(
+        "SELECT count(*) FROM annotations WHERE target_id=? AND label_kind='play_user_survey'",
+        (eid,),
+    ).fetchone()[0]
+    assert n == 1
 
 
 def test_resume_from_url(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -222,7 +251,7 @@ def test_another_persons_user_episode_is_refused(monkeypatch: pytest.MonkeyPatch
     at.run()
     assert not at.exception
     assert any("belongs to another person" in e.value for e in at.error)
-    assert not _boxes(at) and not at.chat_input
+    assert not _boxes(at)
 
 
 def test_simulator_answers_one_message_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:

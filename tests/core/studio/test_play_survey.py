@@ -74,3 +74,23 @@ def test_a_missing_answer_is_refused(store: Store) -> None:
 def test_studies_cannot_ask_for_the_survey_on_a_label_form() -> None:
     with pytest.raises(ValidationError, match="written by its page"):
         StudySpec(name="s", episodes=("e1",), label_kinds=("realism", SURVEY_KIND))
+
+
+def test_the_survey_is_answered_once_per_person_and_episode(store: Store) -> None:
+    """A reload (or a second tab) cannot store a second, conflicting survey."""
+    from core.errors import ProtocolError
+    from core.studio.play_survey import stored_survey, survey_lines
+
+    assert stored_survey(store, annotator="ann", episode_id="ep9") is None
+    save_play_survey(store, annotator="ann", episode_id="ep9", answers=GOOD)
+    with pytest.raises(ProtocolError, match="already answered"):
+        save_play_survey(
+            store, annotator="ann", episode_id="ep9", answers={**GOOD, "understood": 2}
+        )
+    assert _count(store) == 1
+    assert stored_survey(store, annotator="ann", episode_id="ep9") == GOOD
+    assert "understood what I wanted: 4" in survey_lines(GOOD)
+    # another person, or another episode, answers their own
+    save_play_survey(store, annotator="bob", episode_id="ep9", answers=GOOD)
+    save_play_survey(store, annotator="ann", episode_id="ep10", answers=GOOD)
+    assert _count(store) == 3

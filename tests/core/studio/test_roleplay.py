@@ -14,6 +14,7 @@ from core.model.world import EnvAction, ToolSpec
 from core.protocol.shifts import draw_fates
 from core.runner.plan import SampleSource, load_world
 from core.studio import roleplay as play
+from core.studio.reply_check import send_reply
 
 
 def _fires_at_start(store, benchmark: str, sample_id: str, seed: int) -> bool:
@@ -78,7 +79,13 @@ def test_human_user_episode_replays_the_agent_exactly(store, method: str) -> Non
         # a question, or (after a rejected proposal) the person's own reaction
         assert view.pending_question is not None or view.pending_reaction
         # tick every requirement: the reply discloses the whole current goal
-        view = play.reply(store, eid, "Here is what I need.", [line.slot for line in view.intent])
+        view = send_reply(
+            store,
+            eid,
+            "Here is what I need.",
+            added=[line.slot for line in view.intent],
+            deliberate=True,
+        )
     assert view.ended
     rebuilt = play.rebuild_agent(store, eid)
     acted = [e for e in store.events(eid) if isinstance(e, AgentActed)]
@@ -116,7 +123,7 @@ def test_user_play_view_reports_shift_and_verdicts(store) -> None:
     )
     view = play.advance(store, eid)
     before = {line.slot: line.value for line in view.intent}
-    view = play.reply(store, eid, "teal", [view.intent[0].slot])
+    view = send_reply(store, eid, "teal", added=[view.intent[0].slot], deliberate=True)
     pv = play.user_play_view(store, eid)
     assert len(pv.shifts) == 1 and pv.shifts[0].text
     fired = [e for e in store.events(eid) if isinstance(e, ShiftFired)]
@@ -127,7 +134,7 @@ def test_user_play_view_reports_shift_and_verdicts(store) -> None:
         pv = play.user_play_view(store, eid)
         if pv.user.ended:
             break
-        play.reply(store, eid, "ok", [line.slot for line in pv.user.intent])
+        send_reply(store, eid, "ok", added=[line.slot for line in pv.user.intent], deliberate=True)
     assert pv.verdicts and pv.verdicts[-1].accepted == (pv.user.outcome == Outcome.SUCCESS)
     assert pv.reason is not None
 

@@ -13,7 +13,9 @@ from core.model.actions import AgentAction, Ask
 from core.model.episode import AgentView, Outcome
 from core.model.events import EpisodeEnded
 from core.store import Store
+from core.studio import agent_replay
 from core.studio import roleplay as play
+from core.studio.reply_check import send_reply
 
 
 class _AsksThenRaises(AgentBase):
@@ -38,11 +40,11 @@ def _ended(store: Store, eid: str) -> EpisodeEnded:
 
 
 def test_advance_records_a_raising_agent(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(play, "build_agent", lambda *a, **k: _AsksThenRaises())
+    monkeypatch.setattr(agent_replay, "build_agent", lambda *a, **k: _AsksThenRaises())
     eid = _start(store, method="A0")
     view = play.advance(store, eid)
     assert view.pending_question is not None and not view.ended
-    view = play.reply(store, eid, "teal please", [])
+    view = send_reply(store, eid, "teal please", added=[], deliberate=True)
     assert view.ended and view.outcome is Outcome.ERROR
     end = _ended(store, eid)
     assert end.reason.value == "agent_error" and end.error == "RuntimeError: agent fell over"
@@ -57,8 +59,10 @@ def test_advance_records_an_agent_failing_while_rebuilt(
     def broken(*a: Any, **k: Any) -> Any:
         raise RuntimeError("cannot rebuild")
 
-    monkeypatch.setattr(play, "build_agent", broken)
-    view = play.reply(store, eid, "whatever", [])  # the agent is due: its rebuild fails
+    monkeypatch.setattr(agent_replay, "build_agent", broken)
+    view = send_reply(
+        store, eid, "whatever", added=[], deliberate=True
+    )  # the agent is due: its rebuild fails
     assert view.ended and view.outcome is Outcome.ERROR
     end = _ended(store, eid)
     assert end.outcome is Outcome.ERROR and end.reason.value == "agent_error"
