@@ -12,7 +12,7 @@ from core.cli._common import add_json, emit, open_store, show_progress
 from core.errors import ConfigError
 from core.model.bounds import MAX_SEEDS
 from core.model.run import PERSONAS, RunOptions, RunSpec
-from core.runner.costs import cost_split
+from core.runner.costs import cost_split, model_use
 from core.runner.plan import KNOWN_SPLITS
 
 
@@ -334,6 +334,16 @@ def _split_text(split: dict[str, Any]) -> str:
     )
 
 
+def _use_text(use: dict[str, Any]) -> str:
+    if not use.get("provider_calls"):
+        return ""
+    per_ep = use["tokens_per_episode"]
+    return (
+        f" tokens/episode={per_ep if per_ep is not None else '—'} "
+        f"s/call={use['seconds_per_call']} truncated={use['truncated']}"
+    )
+
+
 def cmd_runs(args: argparse.Namespace) -> int:
     """List runs with status and progress."""
     from core.runner.lifecycle import sweep_status
@@ -344,10 +354,12 @@ def cmd_runs(args: argparse.Namespace) -> int:
         spec = store.conn.execute("SELECT spec FROM runs WHERE run_id=?", (r["run_id"],))
         r["status"] = sweep_status(store.path, r, str(spec.fetchone()[0]))
         r["cost_by_role"] = cost_split(store, r["run_id"])
+        r["model_use"] = model_use(store, r["run_id"])
     lines = [
         f"{r['name']:<28} {r['status']:<22} {r['completed']}/{r['total']} "
         f"errors={r['errors']} ${r['cost_usd']:.4f}"
         + (f" ({_split_text(r['cost_by_role'])})" if r["cost_by_role"] else "")
+        + _use_text(r["model_use"])
         for r in runs
     ]
     return emit(args, {"runs": runs}, "\n".join(lines) if lines else "no runs")
