@@ -9,6 +9,7 @@ result is ready, which lets the caller store progress as it goes.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
@@ -55,7 +56,10 @@ def map_graphs(
         return True, work(g)
 
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="build") as pool:
-        futures: list[Future[tuple[bool, T | None]]] = [pool.submit(guarded, g) for g in graphs]
+        # each graph runs in a copy of this context: its calls land in the caller's cost ledger
+        futures: list[Future[tuple[bool, T | None]]] = [
+            pool.submit(contextvars.copy_context().run, guarded, g) for g in graphs
+        ]
         for g, fut in zip(graphs, futures, strict=True):
             ran, got = fut.result()
             if not ran or got is None:

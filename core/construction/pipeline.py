@@ -342,7 +342,7 @@ def build_samples(
     adapter = adapter_for(world)
     w = writer_instance or make_writer(writer, writer_temperature)
     ex = (make_extractor(extractors[0], 0), make_extractor(extractors[1], 1))
-    frugal = writer_instance is None and is_llm_build(writer, extractors)
+    frugal = not isinstance(w, TemplateWriter) or is_llm_build("template", extractors)
     if frugal and allowance is None:
         allowance = LLM_CANDIDATES_PER_SAMPLE
 
