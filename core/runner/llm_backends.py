@@ -27,6 +27,7 @@ from core.runner.bookkeeping import (
     Sweep,
     preload,
 )
+from core.runner.inflight import clear_board, write_board
 from core.runner.plan import SampleSource
 from core.runner.units import EpisodeRecord, play_llm_unit
 
@@ -116,8 +117,11 @@ async def _llm_main(sw: Sweep, client: Any, source: SampleSource) -> str:
     spent = {"usd": prog.cost}
     stop = asyncio.Event()
 
+    jobs = sw.store.path.parent / "jobs"
+
     def housekeeping() -> None:  # runs on a thread: SQLite never blocks the loop
         writer.flush()
+        write_board(jobs, sw.spec.run_id())
         if not status["value"] and prog.cancelled():
             status["value"] = STATUS_CANCELLED
 
@@ -152,6 +156,7 @@ async def _llm_main(sw: Sweep, client: Any, source: SampleSource) -> str:
         stop.set()
         await flush_task
         await asyncio.to_thread(writer.flush)
+        clear_board(jobs, sw.spec.run_id())
     return status["value"]
 
 
@@ -174,10 +179,29 @@ def _llm_child(
             except Exception:  # noqa: BLE001 - a litellm without that cache: nothing to drop
                 pass
 
+        jobs = sw.store.path.parent / "jobs"
+        run_id = sw.spec.run_id()
+
         def on_records(records: list[EpisodeRecord]) -> None:
             out.put(("records", [r.to_wire() for r in records if r.write]))
+            write_board(jobs, run_id)
 
-        asyncio.run(_llm_loop(sw, units, client, source, concurrency, on_records, stop.is_set))
+        async def main() -> None:
+            async def board() -> None:  # this child's episodes in flight, for the Runs page
+                while True:
+                    await asyncio.to_thread(write_board, jobs, run_id)
+                    await asyncio.sleep(WRITE_INTERVAL_S * 4)
+
+            task = asyncio.create_task(board())
+            try:
+                await _llm_loop(sw, units, client, source, concurrency, on_records, stop.is_set)
+            finally:
+                task.cancel()
+
+        try:
+            asyncio.run(main())
+        finally:
+            clear_board(jobs, run_id)
         out.put(("end", None))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which re-raises
         out.put(("end", f"{type(exc).__name__}: {exc}"))

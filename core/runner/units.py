@@ -38,6 +38,7 @@ from core.model.intent import IntentGraph
 from core.model.persona import Persona
 from core.model.run import EpisodeKey, RunSpec
 from core.model.sample import Sample
+from core.runner.inflight import BOARD, TrackedLog
 from core.runner.plan import SampleSource, entity_words, literal_intent
 
 EventRow = tuple[int, str, int, str]
@@ -370,7 +371,7 @@ async def play_llm_unit(
         dig: dict[str, Any] | None = None
         spent = CostLedger()
         for attempt in range(max_attempts):
-            log = InMemoryEventLog()
+            log = TrackedLog(key.run_id)  # visible on the Runs page while it plays
             with recording(spent):
                 eid, sample, graph, agent, loader = _open(
                     log,
@@ -393,6 +394,7 @@ async def play_llm_unit(
             elif isinstance(exc, LLMError) and exc.retryable and attempt + 1 < max_attempts:
                 await asyncio.sleep(backoff_s * (2**attempt))
                 continue
+            BOARD.drop(eid)
             cost = spent.total_usd if spent else agent.cost_usd
             rec = _record(log, key, kid, eid, cost, kid not in skip)
             rec.cost_by_role, rec.halt = spent.to_dict(), halted
