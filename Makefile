@@ -1,6 +1,7 @@
 # Two commands for a fresh Debian machine with Python 3.11:
 #   make run   — set up, initialise the store with the bundled data, start the studio
 #   make test  — set up, then run the quality gates and the whole test suite
+#   make realmodel — install the local model (make local), then play every LLM seat against it
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -48,11 +49,11 @@ typecheck: setup
 	$(BIN)/mypy core
 
 pytest: setup browser
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -m "not realmodel"
 
 # The real-model suite: starts `driftbench models local` and plays every LLM seat against it
 realmodel: local
-	$(BIN)/pytest -q -m realmodel -p no:randomly tests/realmodel
+	$(BIN)/pytest -q -m realmodel tests/realmodel --durations=10
 
 # Every gate runs (so one report shows all problems); the target fails if any gate failed.
 test: setup browser
@@ -60,7 +61,7 @@ test: setup browser
 	$(BIN)/ruff check . || status=1; \
 	$(BIN)/ruff format --check . || status=1; \
 	$(BIN)/mypy core || status=1; \
-	$(BIN)/pytest -q || status=1; \
+	$(BIN)/pytest -q -m "not realmodel" || status=1; \
 	exit $$status
 
 bench: setup

@@ -43,6 +43,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="xllamacpp (prebuilt wheel, default) or llama-cpp-python[server] (compiled)",
     )
     q.add_argument("--sha256", default=None, help="expected SHA-256 of a GGUF given by path")
+    q.add_argument(
+        "--api-base",
+        default=None,
+        metavar="URL",
+        help="attach to a server that already runs on 127.0.0.1 instead of starting one "
+        "(Ollama: http://127.0.0.1:11434/v1, vLLM: http://127.0.0.1:8000/v1); --model names "
+        "the model it serves",
+    )
+    q.add_argument(
+        "--concurrency",
+        type=V.int_in(1, 256),
+        default=1,
+        help="requests in flight to the server (written into the models file; default 1)",
+    )
     add_json(q)
     q.set_defaults(handler=cmd_models_local)
     p.set_defaults(handler=lambda _args: _usage(p))
@@ -61,6 +75,24 @@ def cmd_models_local(args: argparse.Namespace) -> int:
         out = local.stop()
         text = f"stopped the local server (pid {out['pid']})" if out["stopped"] else "no server"
         return emit(args, out, text)
+    if args.api_base:
+        if not args.model:
+            from core.errors import ConfigError
+
+            raise ConfigError("name the served model with --model", field="--model")
+        att = local.attach(
+            args.api_base,
+            args.model,
+            ctx=args.ctx,
+            max_tokens=args.max_tokens,
+            concurrency=args.concurrency,
+        )
+        return emit(
+            args,
+            att,
+            f"attached to {att['api_base']} ({att['model']})\nspec: {att['spec']}\n"
+            f"models file: {att['models_file']}",
+        )
     state = local.start(
         args.model,
         port=args.port,

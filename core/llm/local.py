@@ -435,3 +435,54 @@ def stop() -> dict[str, Any]:
     _terminate(int(state["pid"]))
     _state_file().unlink(missing_ok=True)
     return {"stopped": True, "pid": state["pid"], "model": state.get("model")}
+
+
+def attach(
+    api_base: str,
+    model: str,
+    *,
+    ctx: int = DEFAULT_CTX,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    concurrency: int = 1,
+) -> dict[str, Any]:
+    """Write the models file for a server that already runs on loopback (Ollama, vLLM …).
+
+    Nothing is started: the server must answer a chat completion for ``model`` at
+    ``api_base`` and listen on 127.0.0.1 only.
+
+    Raises:
+        ConfigError: Not a loopback address, or the server does not answer.
+    """
+    from urllib.parse import urlsplit
+
+    host = urlsplit(api_base).hostname or ""
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        raise ConfigError("only a server on 127.0.0.1 can be attached", field="--api-base")
+    import httpx
+
+    body = {"model": model, "messages": [{"role": "user", "content": "Say OK."}], "max_tokens": 1}
+    try:
+        resp = httpx.post(f"{api_base.rstrip('/')}/chat/completions", json=body, timeout=60)
+    except httpx.HTTPError as exc:
+        raise ConfigError(
+            f"the server does not answer ({type(exc).__name__})", field="--api-base"
+        ) from None
+    if resp.status_code != 200:
+        raise ConfigError(f"the server answered HTTP {resp.status_code}", field="--api-base")
+    base = api_base.rstrip("/")
+    spec = f"openai/{model}@{base}"
+    directory = state_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    models_file = directory / "models.yaml"
+    text = models_file_text(spec, base, ctx=ctx, max_tokens=max_tokens)
+    if concurrency != 1:
+        text = text.replace("concurrency: 1", f"concurrency: {concurrency}")
+    models_file.write_text(text, encoding="utf-8")
+    return {
+        "spec": spec,
+        "api_base": base,
+        "model": model,
+        "pid": None,
+        "models_file": str(models_file),
+        "attached": True,
+    }
