@@ -9,12 +9,14 @@ a small open model emits a valid action. Every reply is one object::
     {"action": {"kind": "clarify", "content": "Which size?"}}
     {"action": {"kind": "answer", "answer": "...", "predicted_user_question": ""}}
 
-Memory methods add ``"memory": {...}`` beside ``action`` (what the text format's ``MEMORY:``
-line carries). The schema lists one ``operation`` shape per offered tool, with that tool's own
-argument schema (reduced to the keywords structured-output engines share), so the tool name
-and its arguments are constrained together. A reply that is not such an object — a server
-that ignored the schema — is read with the text format's tolerant parser as a fallback (named
-repair ``json_fallback_text``), and otherwise is malformed, as in every format.
+Memory methods add ``"memory": "..."`` beside ``action`` — the record the text format's
+``MEMORY:`` line carries, as a short text (a JSON object in it is decoded; anything else is
+kept as ``{"notes": text}``), bounded so a small model cannot loop inside it. The schema
+lists one ``operation`` shape per offered tool, with that tool's own argument schema (reduced
+to the keywords structured-output engines share), so the tool name and its arguments are
+constrained together. A reply that is not such an object — a server that ignored the
+schema — is read with the text format's tolerant parser as a fallback (named repair
+``json_fallback_text``), and otherwise is malformed, as in every format.
 """
 
 from __future__ import annotations
@@ -41,6 +43,10 @@ MAX_MESSAGE_CHARS = 240
 
 MAX_ANSWER_CHARS = 400
 """Longest final answer."""
+
+MAX_MEMORY_CHARS = 300
+"""Longest record (``memory``) of a memory method: a short note, not a free-form object (a
+small model fills a free-form object until its completion cap)."""
 
 MAX_ARGUMENT_CHARS = 80
 """Longest string argument of a tool whose own schema sets no bound (a small model that
@@ -152,7 +158,7 @@ def action_schema(tools: Sequence[ToolSpec], *, can_ask: bool, memory: bool) -> 
     props: dict[str, Any] = {"action": {"anyOf": shapes}}
     required = ["action"]
     if memory:
-        props["memory"] = {"type": "object"}
+        props["memory"] = {"type": "string", "maxLength": MAX_MEMORY_CHARS}
         required.append("memory")
     return _object(props, required)
 
@@ -317,13 +323,26 @@ def parse_json_reply(
         action = _action(inner, tools, can_ask, raw)
     except ParseProblem as exc:
         return malformed(raw, str(exc), repairs)
-    state = obj.get("memory") if memory else None
+    state = _memory(obj.get("memory")) if memory else None
     return ParseResult(
         action,
         repairs,
         state if isinstance(state, dict) else None,
         "MEMORY" if isinstance(state, dict) else None,
     )
+
+
+def _memory(value: Any) -> dict[str, Any] | None:
+    """The record as the method keeps it: an object (a JSON text is decoded), else a note."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str) and value.strip():
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            decoded = None
+        return decoded if isinstance(decoded, dict) else {"notes": value.strip()}
+    return None
 
 
 def render_json_action(action: Any) -> str:

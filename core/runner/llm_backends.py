@@ -109,6 +109,19 @@ async def _llm_loop(
     await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(units))))))
 
 
+def episode_concurrency(options: RunOptions, client: Any) -> int:
+    """Episodes played at once: the run's ``--concurrency``, at most the endpoint's limit.
+
+    A local server with one slot (``concurrency: 1`` in the models file) keeps one prompt in
+    its cache: episodes interleaved on it would evict each other's prefix on every call, so
+    they play one after another instead (each call then reuses its episode's prefix).
+    """
+    limit = getattr(getattr(client, "spec", None), "concurrency", None)
+    if isinstance(limit, int) and limit > 0:
+        return max(1, min(options.concurrency, limit))
+    return options.concurrency
+
+
 async def _llm_main(sw: Sweep, client: Any, source: SampleSource) -> str:
     """One process: the episodes on the event loop, store writes and cancel checks on a thread."""
     writer = sw.writer()
@@ -148,7 +161,7 @@ async def _llm_main(sw: Sweep, client: Any, source: SampleSource) -> str:
             sw.units,
             client,
             source,
-            options.concurrency,
+            episode_concurrency(options, client),
             on_records,
             lambda: bool(status["value"]),
         )

@@ -80,7 +80,7 @@ def test_response_format_is_strict_only_when_openai_would_accept_it() -> None:
     closed = response_format(action_schema([SEARCH], can_ask=True, memory=False))
     assert closed["type"] == "json_schema" and closed["json_schema"]["strict"] is True
     loose = response_format(action_schema([SEARCH], can_ask=True, memory=True))
-    assert loose["json_schema"]["strict"] is False  # a free-form memory object
+    assert loose["json_schema"]["strict"] is True  # the record is a bounded string
 
 
 @pytest.mark.parametrize(
@@ -116,14 +116,14 @@ def test_replies_are_read_or_malformed(reply: str, kind: type) -> None:
 def test_a_method_that_cannot_ask_cannot_clarify_and_memory_is_kept() -> None:
     reply = '{"action": {"kind": "clarify", "content": "x"}}'
     assert not parse_json_reply(reply, [SEARCH], can_ask=False).ok
-    with_memory = json.dumps(
-        {
-            "action": {"kind": "answer", "answer": "a", "predicted_user_question": ""},
-            "memory": {"known": {"size": "9"}},
-        }
-    )
+    answer = {"kind": "answer", "answer": "a", "predicted_user_question": ""}
+    with_memory = json.dumps({"action": answer, "memory": json.dumps({"known": {"size": "9"}})})
     got = parse_json_reply(with_memory, [SEARCH], memory=True)
     assert got.ok and got.state == {"known": {"size": "9"}} and got.state_label == "MEMORY"
+    note = parse_json_reply(
+        json.dumps({"action": answer, "memory": "size 9"}), [SEARCH], memory=True
+    )
+    assert note.state == {"notes": "size 9"}
 
 
 @given(st.text(max_size=200))
