@@ -77,7 +77,7 @@ def test_an_llm_agent_plays_each_benchmark_in_json(
     )
     store = Store.open(rm_store)
     res = run_sweep(store, spec, RunOptions(progress=False))
-    assert res.episodes == 2 and res.status in ("done", "done_with_errors")
+    assert res.episodes == 2 and res.status in ("completed", "completed_with_errors")
     events = _events(store, spec.run_id())
     actions = [e for e in events if e["kind"] == "agent_action"]
     ended = [e for e in events if e["kind"] == "episode_ended"]
