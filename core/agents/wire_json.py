@@ -44,6 +44,9 @@ MAX_MESSAGE_CHARS = 240
 MAX_ANSWER_CHARS = 400
 """Longest final answer."""
 
+MAX_ARRAY_ITEMS = 4
+"""Longest array argument of a tool whose own schema sets no bound."""
+
 MAX_MEMORY_CHARS = 300
 """Longest record (``memory``) of a memory method: a short note, not a free-form object (a
 small model fills a free-form object until its completion cap)."""
@@ -91,6 +94,8 @@ def _reduce(schema: Any) -> dict[str, Any]:
         out.setdefault("type", "object")
     if "items" in out:
         out["items"] = _reduce(out["items"])
+    if out.get("type") == "array":
+        out.setdefault("maxItems", MAX_ARRAY_ITEMS)
     if isinstance(out.get("anyOf"), list):
         out["anyOf"] = [_reduce(v) for v in out["anyOf"]]
     if out.get("type") == "string" and "enum" not in out and "const" not in out:

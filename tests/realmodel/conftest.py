@@ -40,7 +40,7 @@ def local_model(_isolated_home: Path) -> Iterator[dict[str, Any]]:
     from core.llm import local
 
     t0 = time.perf_counter()
-    state = local.start(max_tokens=192)
+    state = local.start(max_tokens=128)
     state["start_seconds"] = round(time.perf_counter() - t0, 2)
     try:
         assert all(a.startswith("127.") for a in state["listening"]), state["listening"]
