@@ -143,3 +143,27 @@ def test_invalid_answers_are_errors_counted_and_excluded_never_wrong_labels(
         judged_store, *argv, "--per-cell", "1", "--pairs", "4", "--json", "--allow-judge-errors"
     )
     assert rc == 0
+
+
+def test_judges_models_takes_the_models_files_two_judges(
+    judged_store: Path, fake_llm_server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    """``--judges models`` was documented but refused by the command line."""
+    base = fake_llm_server.base_url
+    models = tmp_path / "m.yaml"
+    models.write_text(
+        f"judges: [{{model: openai/j, api_base: '{base}', max_tokens: 8}}, "
+        f"{{model: openai/j, api_base: '{base}', max_tokens: 9}}]\n",
+        encoding="utf-8",
+    )
+
+    def responder(body: dict[str, Any]) -> Any:
+        prompt = body["messages"][-1]["content"]
+        return "Answer: A" if "Persona cards:" in prompt else "Answer: SAME"
+
+    fake_llm_server.responder = responder
+    argv = ("jrun", "--by", "method", "--judges", "models", "--models", str(models))
+    rc, rep, err = _grip(judged_store, *argv, "--per-cell", "1", "--pairs", "2", "--json")
+    assert rc == 0, err
+    assert {b["max_tokens"] for b in fake_llm_server.requests} == {8, 9}  # each its own entry
+    assert len(rep["role_realism"]["judges"]) == 2
