@@ -156,9 +156,9 @@ class LLMAgent(AgentBase):
         if self.seed is not None and getattr(spec, "temperature", 0.0) != 0.0:
             out["seed"] = self.seed
         if self.action_format == "json":
-            schema = action_schema(
-                view.tools, can_ask=self._can_ask(view), memory=self.method.memory
-            )
+            # the forced final answer: the schema allows the answer shape only
+            tools = () if view.forced_final else view.tools
+            schema = action_schema(tools, can_ask=self._can_ask(view), memory=self.method.memory)
             out["response_format"] = response_format(schema)
         return out
 

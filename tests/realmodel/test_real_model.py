@@ -169,11 +169,15 @@ def test_user_interpret_and_user_read_with_the_model(
     assert line["act"] in ("answer", "decline", "confirm_yes", "confirm_no", "other")
 
 
-def test_a_grip_judge_pair_classifies_every_answer(rm_store: Path) -> None:
+def test_a_grip_judge_pair_classifies_every_answer(
+    rm_store: Path, local_model: dict[str, Any]
+) -> None:
     rc, out, err = _cli(
         rm_store,
         "grip",
         "rm-voice",
+        "--models",
+        local_model["models_file"],
         "--judges",
         "models",
         "--per-cell",
@@ -210,6 +214,8 @@ def test_build_samples_with_an_llm_writer_on_two_graphs(
         "1",
         "--max-candidates",
         "2",
+        "--models",
+        local_model["models_file"],
         "--json",
     )
     assert rc == 0, err

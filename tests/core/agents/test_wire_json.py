@@ -167,3 +167,19 @@ def test_the_agent_sends_the_schema_and_reads_the_reply(
     schema = body["response_format"]["json_schema"]["schema"]
     assert schema["properties"]["action"]["anyOf"]
     assert "JSON object" in body["messages"][0]["content"]  # the JSON format's own prompt
+
+
+def test_the_forced_final_answer_allows_the_answer_shape_only(
+    fake_llm_server: FakeOpenAIServer,
+) -> None:
+    use_config(None)
+    answer = {"action": {"kind": "answer", "answer": "item 3", "predicted_user_question": ""}}
+    fake_llm_server.script([json.dumps(answer)])
+    agent = LLMAgent(
+        "A0", make_client(f"openai/m@{fake_llm_server.base_url}"), "mock", action_format="json"
+    )
+    action = agent.act(_view(forced_final=True, format_hint="Give your final answer now."))
+    assert isinstance(action, Propose)
+    schema = fake_llm_server.requests[-1]["response_format"]["json_schema"]["schema"]
+    kinds = [s["properties"]["kind"]["const"] for s in schema["properties"]["action"]["anyOf"]]
+    assert kinds == ["answer"]
