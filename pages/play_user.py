@@ -17,6 +17,7 @@ import streamlit as st
 
 from core.paths import default_store_path
 from core.studio import roleplay as play
+from core.studio.agent_replay import describe_action as describe
 from core.studio.choices import method_label
 from core.studio.env import env_name, settings
 from core.studio.links import link_int
@@ -24,6 +25,7 @@ from core.studio.persona_card import persona_card
 from core.studio.plainwords import plain_outcome, plain_termination
 from core.studio.play_survey import save_play_survey, stored_survey, survey_lines
 from core.studio.plays import assigned_play, complete_assignment, play_owner
+from core.studio.providers import studio_agents
 from pages.common.auth import auth_mode, current_user
 from pages.common.persona_view import goal_lines, persona_box
 from pages.common.play import (
@@ -101,10 +103,13 @@ if eid is None:
         format_func=method_label,
         key="play_user_method",
     )
-    model = settings().play_model.strip()
-    kinds = [SYMBOLIC, model] if model else [SYMBOLIC]
+    kinds = [SYMBOLIC, *studio_agents()]
     agent_kind = c2.selectbox(
-        "Agent", kinds, key="play_user_agent", help=f"Set {MODEL_ENV} to offer an LLM agent."
+        "Agent",
+        kinds,
+        key="play_user_agent",
+        help=f"Set {MODEL_ENV} or DRIFTBENCH_MODELS (e.g. `driftbench models local`) to offer "
+        "an LLM agent.",
     )
     if setup is not None and st.button("Start episode", type="primary", key="play_user_start"):
         started = guarded(
@@ -134,8 +139,12 @@ if header.agent != SYMBOLIC:
     if client is None:
         st.stop()
 reader = settings().play_interpreter.strip() or "offline"
-with st.spinner("The agent is working…"):
-    if guarded(play.advance, store, eid, client=client) is None:
+with st.status("The agent is working…", expanded=client is not None) as progress:
+    done = guarded(
+        play.advance, store, eid, client=client, on_action=lambda a: progress.write(describe(a))
+    )
+    progress.update(label="The agent is waiting for you.", state="complete", expanded=False)
+    if done is None:
         st.stop()
 pv = play.user_play_view(store, eid)
 uv = pv.user

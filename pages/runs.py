@@ -15,6 +15,7 @@ from core.model.run import FAULT_CONDITIONS, METHODS, PERSONAS, RunOptions
 from core.studio.choices import method_label, offered_benchmarks, sample_selectors
 from core.studio.dashboards import OFFLINE_NOTE, md_escape
 from core.studio.dashboards.construction_explorer import benchmarks
+from core.studio.inflight_view import inflight_rows
 from core.studio.jobs import (
     RunRow,
     cancel_job,
@@ -28,6 +29,7 @@ from core.studio.jobs import (
     stop_job,
     worker_log,
 )
+from core.studio.providers import studio_agents
 from pages.common.nav import link
 from pages.common.store import get_store
 from pages.common.ui import guarded
@@ -113,10 +115,13 @@ with st.expander("New run", expanded=not run_rows(store)):
             key="runs-agent-kind",
             help="symbolic = offline scripted policies; model = an LLM via litellm.",
         )
+        offered = studio_agents()
         f_agent_model = c7.text_input(
             "Agent model (when Agent = model)",
+            value=offered[-1] if offered else "",
             placeholder="openai/gpt-4o-mini",
             key="runs-agent-model",
+            help="Default: the models file's agent (DRIFTBENCH_MODELS).",
         )
         f_voice_kind = c8.radio(
             "User voice", ["template", "model"], horizontal=True, key="runs-voice-kind"
@@ -265,6 +270,10 @@ def live_panel() -> None:
         m3.metric("Errors", row.errors)
         m4.metric("Worker", row.worker)
         st.progress(row.fraction, text=f"{md_escape(row.name)}: {row.progress_text()}")
+        playing = inflight_rows(store, row.run_id) if row.live and not row.symbolic else []
+        if playing:
+            st.caption(f"Playing now ({len(playing)}): LLM episodes appear here while they run")
+            st.dataframe(pd.DataFrame(playing), hide_index=True, key="runs-inflight")
         _actions(row)
     if polling and not any(r.live for r in current):
         st.rerun(scope="app")  # the last live run finished: redraw once, then stop polling

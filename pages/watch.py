@@ -10,6 +10,7 @@ from core.studio import watch as live
 from core.studio.choices import LADDER, load_personas, method_label, offered_benchmarks
 from core.studio.inspector import hidden_truth
 from core.studio.plainwords import plain_ending
+from core.studio.providers import studio_agents
 from core.studio.timeline import timeline_points, turn_records
 from core.studio.toolcalls import describe_call
 from core.studio.watch_list import PARAM, add_watched, read_watch_list, watch_param
@@ -49,6 +50,12 @@ with st.form("watch-start"):
     )
     seed = c[3].number_input("Seed", 0, 10_000, 0, key="watch-seed")
     pace = c[4].slider("Seconds per action", 0.0, 2.0, 0.6, 0.1, key="watch-pace")
+    agent = st.selectbox(
+        "Agent",
+        ["symbolic", *studio_agents()],
+        key="watch-agent",
+        help="Symbolic policies, or an LLM (DRIFTBENCH_PLAY_MODEL or the models file's agent).",
+    )
     start = st.form_submit_button("Start", type="primary")
 if start:
     pool = [r["sample_id"] for r in samples if r["benchmark"] == benchmark]
@@ -56,7 +63,7 @@ if start:
     personas = list(load_personas()) if persona == "(all five)" else [persona]
     started = []
     for p in personas:
-        eid = guarded(live.start_watched, store, sample_id, p, method, int(seed))
+        eid = guarded(live.start_watched, store, sample_id, p, method, int(seed), agent=agent)
         if eid:
             live.spawn_driver(store.path, eid, pace_s=float(pace))
             started.append(eid)
@@ -95,8 +102,11 @@ def cards() -> None:
             )
             st.markdown(
                 f"**{eid}** · {header.benchmark} · {header.method} · {header.persona_id} · "
-                f"**{status}**"
+                f"{header.agent} · **{status}**"
             )
+            done = isinstance(events[-1], EpisodeEnded)
+            if not done and events[-1].kind == "turn_started" and header.agent != "symbolic":
+                st.caption("The model is thinking about its next action…")
             left, right = st.columns([2, 3])
             with left:
                 now = last.patience_after if last.patience_after is not None else truth.budget

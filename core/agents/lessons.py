@@ -19,6 +19,8 @@ from typing import Any
 from pydantic import Field, ValidationError
 
 from core.agents.prompts import fill, load_prompt
+from core.errors import LLMError
+from core.llm.retry import ProviderUnavailable
 from core.llm.types import ChatModel
 from core.model.base import Strict
 from core.model.episode import AgentView
@@ -149,6 +151,7 @@ class LessonBook:
         for t in seen_texts:
             self.seen |= _ngrams(t)
         self.rejected: list[tuple[str, str]] = []
+        self.last_rejected: list[tuple[str, str]] = []
 
     def add_seen(self, texts: Iterable[str]) -> None:
         """Remember texts seen in the run (for the overlap check)."""
@@ -209,17 +212,29 @@ class LessonBook:
             book=json.dumps([x.model_dump() for x in self.lessons], ensure_ascii=False),
             digests=json.dumps(list(digests), ensure_ascii=False),
         )
-        resp = client.complete([{"role": "user", "content": prompt}], namespace="a3-reflect")
+        before = len(self.rejected)
+        try:
+            resp = client.complete([{"role": "user", "content": prompt}], namespace="a3-reflect")
+        except ProviderUnavailable:
+            raise  # the sweep pauses; the next run reflects again
+        except LLMError as exc:  # the old book stays; the failure is recorded, never a crash
+            self.rejected.append(("model_error", str(exc)[:200]))
+            self.last_rejected = self.rejected[before:]
+            self.generation += 1
+            return len(self.lessons)
         m = re.search(r"\{.*\}", resp.text, re.S)
         try:
             obj = json.loads(m.group(0)) if m else None
         except json.JSONDecodeError:
             obj = None
         if not isinstance(obj, dict) or not isinstance(obj.get("lessons"), list):
-            self.rejected.append(("parse", resp.text[:80]))
+            self.rejected.append(("parse", resp.text[:200]))
+            self.last_rejected = self.rejected[before:]
             self.generation += 1
             return len(self.lessons)
-        return self.update(obj["lessons"])
+        kept = self.update(obj["lessons"])
+        self.last_rejected = self.rejected[before:]
+        return kept
 
     def render(self) -> str:
         """The prompt block ('' while the book is empty)."""
@@ -243,4 +258,5 @@ class LessonBook:
             "generation_size": generation_size,
             "episodes_seen": episodes_seen,
             "lessons": tuple(self.snapshot()),
+            **({"rejected": tuple(self.last_rejected)} if self.last_rejected else {}),
         }

@@ -8,9 +8,17 @@ and only the latest user message carries the budget note and, for memory methods
 caches reuse; past a configured size the window slides by whole turns (recorded as a
 ``repair`` event, ``context_window: …``).
 
-Two action formats: the paper's text format (default) and native tool calling
+Three action formats: the paper's text format (default), native tool calling
 (``action_format="tools"``: the environment's tools plus ``clarify`` and ``final_answer``
-functions). ``<think>`` blocks are stripped before parsing. A malformed reply gets one
+functions) and JSON (``action_format="json"``: the action's JSON schema is sent as
+``response_format``, so a server with structured output only lets the model write a valid
+action). ``<think>`` blocks are stripped before parsing.
+
+The history fits the model: with the spec's ``context_tokens`` the window is sized so that
+the system prompt, the history and the completion cap fit the context; a server that still
+answers "context length exceeded" makes the window slide further and the turn is asked again
+(both recorded as ``repair`` events). A reply cut at the completion cap is recorded as a
+``repair`` event (``truncated: …``). A malformed reply gets one
 re-prompt quoting the parser's complaint; repairs and re-prompts are named in
 :attr:`LLMAgent.repairs` and handed to the orchestrator (:meth:`LLMAgent.pop_repairs`), which
 records each as a ``repair`` event (target ``action_format``) of the turn. Rendering is a pure
@@ -44,6 +52,15 @@ from core.agents.wire import (
     strip_reasoning,
     tool_definitions,
 )
+from core.agents.wire_json import (
+    action_schema,
+    parse_json_reply,
+    render_json_action,
+    response_format,
+)
+from core.errors import LLMError
+from core.llm.messages import chars_for_tokens, estimate_tokens
+from core.llm.retry import ContextOverflow
 from core.llm.types import ChatModel, LLMResponse
 from core.model.actions import Ask, EnvOp, Malformed, Propose
 from core.model.episode import AgentView
@@ -53,6 +70,15 @@ IntentFeed = Callable[[], str]
 """Returns the skyline's rendering of the user's current intent (RS only)."""
 
 STATE_LABEL = "MEMORY"
+
+ACTION_FORMATS = ("text", "tools", "json")
+"""The agent's action interfaces (part of a run's identity)."""
+
+MAX_OVERFLOW_RETRIES = 3
+"""How often one turn is asked again with a smaller window after a context overflow."""
+
+CONTEXT_MARGIN_TOKENS = 64
+"""Tokens kept free besides the completion cap when fitting the window to the context."""
 
 _Turn = Generator[list[dict[str, Any]], LLMResponse, ActionT]
 """One turn in progress: yields model requests, receives responses, returns the action."""
@@ -68,7 +94,8 @@ class LLMAgent(AgentBase):
         lessons: A3's lesson book for this run unit (shared across its episodes).
         intent_feed: RS's privileged view of the current intent.
         namespace: Cache namespace.
-        action_format: ``text`` (default) or ``tools`` (native tool calling).
+        action_format: ``text`` (default), ``tools`` (native tool calling) or ``json``
+            (JSON-schema constrained replies).
         window_chars: History size at which the window slides.
     """
 
@@ -104,9 +131,15 @@ class LLMAgent(AgentBase):
         self.action_format = action_format
         self.base_prompt: str | None = None  # None = strategy-free; "premise" (a run option)
         # the client is any ChatModel (a litellm client, a scripted or recorded one): only a
-        # configured model's client carries a spec with a context window
-        spec_limit = getattr(getattr(client, "spec", None), "context_chars", None)
+        # configured model's client carries a spec (context window, completion cap)
+        spec = getattr(client, "spec", None)
+        spec_limit = getattr(spec, "context_chars", None)  # None: no spec (see above)
         self.window_chars = spec_limit if isinstance(spec_limit, int) else window_chars
+        context = getattr(spec, "context_tokens", None)  # None: no spec (see above)
+        self.context_tokens: int | None = context if isinstance(context, int) else None
+        cap = getattr(spec, "max_tokens", None)  # None: no spec (see above)
+        self.completion_cap: int = cap if isinstance(cap, int) else 1024
+        self.overflows = 0
         self.dropped_turns = 0
         self.seed: int | None = None
         self._statuses: dict[int, str] = {}
@@ -115,12 +148,22 @@ class LLMAgent(AgentBase):
         """Take the episode's seed (sent when the model samples); the event log stays closed."""
         self.seed = ctx.seed
 
-    def _params(self) -> dict[str, Any]:
-        """Per-call parameters: the seed when the model samples (temperature not 0)."""
+    def _params(self, view: AgentView) -> dict[str, Any]:
+        """Per-call parameters of this turn.
+
+        The seed when the model samples (temperature not 0); in the JSON format, the action's
+        JSON schema as ``response_format``.
+        """
+        out: dict[str, Any] = {}
         spec = getattr(self.client, "spec", None)  # a ChatModel need not carry a model spec
         if self.seed is not None and getattr(spec, "temperature", 0.0) != 0.0:
-            return {"seed": self.seed}
-        return {}
+            out["seed"] = self.seed
+        if self.action_format == "json":
+            # the forced final answer: the schema allows the answer shape only
+            tools = () if view.forced_final else view.tools
+            schema = action_schema(tools, can_ask=self._can_ask(view), memory=self.method.memory)
+            out["response_format"] = response_format(schema)
+        return out
 
     def _tools(self, view: AgentView) -> list[dict[str, Any]] | None:
         if self.action_format != "tools":
@@ -148,14 +191,14 @@ class LLMAgent(AgentBase):
         )
         status = status_block(view, view.benchmark or self.benchmark, self.memory)
         self._statuses.setdefault(view.turn, status)
-        turns, dropped = window(
-            history(view, self._statuses), self.dropped_turns, self.window_chars
-        )
+        render = render_json_action if self.action_format == "json" else None
+        limit = self._window_limit(system, status)
+        turns, dropped = window(history(view, self._statuses, render), self.dropped_turns, limit)
         if dropped != self.dropped_turns:
             self._pending.append(
                 ActionRepair(
                     f"context_window: {dropped - self.dropped_turns} earlier turns dropped "
-                    f"({dropped} in all; limit {self.window_chars} characters)"
+                    f"({dropped} in all; limit {limit} characters)"
                 )
             )
             self.dropped_turns = dropped
@@ -166,13 +209,36 @@ class LLMAgent(AgentBase):
             turns.append({"role": "user", "content": status})
         return [{"role": "system", "content": system}, *turns]
 
+    def _window_limit(self, system: str, status: str) -> int:
+        """History characters allowed: the configured limit, fitted to the model's context."""
+        limit = self.window_chars
+        if self.context_tokens is not None:
+            fixed = estimate_tokens(
+                [{"role": "system", "content": system}, {"role": "user", "content": status}]
+            )
+            room = self.context_tokens - self.completion_cap - fixed - CONTEXT_MARGIN_TOKENS
+            limit = min(limit, max(chars_for_tokens(room), 500))
+        return limit
+
     def _account(self, resp: LLMResponse) -> None:
+        if resp.finish_reason == "length" and not getattr(resp, "cached", False):
+            self._pending.append(
+                ActionRepair(
+                    f"truncated: the reply stopped at the completion cap "
+                    f"({resp.usage.completion_tokens} tokens)",
+                    resp.text[:500],
+                )
+            )
         self.calls += 1
         self.prompt_tokens += resp.usage.prompt_tokens
         self.completion_tokens += resp.usage.completion_tokens
         self.cost_usd += resp.cost_usd
 
     def _parse(self, resp: LLMResponse, view: AgentView) -> ParseResult:
+        if self.action_format == "json" and not resp.tool_calls:
+            return parse_json_reply(
+                resp.text, view.tools, can_ask=self._can_ask(view), memory=self.method.memory
+            )
         text = strip_reasoning(resp.text)
         if resp.tool_calls and (self.action_format == "tools" or not text):
             calls = [(c.name, c.arguments) for c in resp.tool_calls]
@@ -281,27 +347,53 @@ class LLMAgent(AgentBase):
             action: ActionT = done.value
             return action
 
+    def _overflowed(self, exc: LLMError, tries: int) -> None:
+        """Halve the window after a context overflow (or give up after a few tries)."""
+        if tries >= MAX_OVERFLOW_RETRIES:
+            raise exc
+        self.overflows += 1
+        self.window_chars = max(500, self.window_chars // 2)
+        self._pending.append(
+            ActionRepair(
+                f"context_window: the model's context was exceeded; window now "
+                f"{self.window_chars} characters",
+                str(exc)[:300],
+            )
+        )
+
     def act(self, view: AgentView) -> ActionT:
         """Return the next action (blocking model calls)."""
-        turn = self._turn(view)
-        step: list[dict[str, Any]] | ActionT = next(turn)
-        tools, params = self._tools(view), self._params()
-        while isinstance(step, list):
-            reply = self.client.complete(step, tools=tools, namespace=self.namespace, **params)
-            step = self._resume(turn, reply)
-        return step
+        tools, params = self._tools(view), self._params(view)
+        for tries in range(MAX_OVERFLOW_RETRIES + 1):
+            turn = self._turn(view)
+            step: list[dict[str, Any]] | ActionT = next(turn)
+            try:
+                while isinstance(step, list):
+                    reply = self.client.complete(
+                        step, tools=tools, namespace=self.namespace, **params
+                    )
+                    step = self._resume(turn, reply)
+                return step
+            except ContextOverflow as exc:
+                self._overflowed(exc, tries)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def aact(self, view: AgentView) -> ActionT:
         """Async :meth:`act` (same prompts, same cache keys)."""
-        turn = self._turn(view)
-        step: list[dict[str, Any]] | ActionT = next(turn)
-        tools, params = self._tools(view), self._params()
-        while isinstance(step, list):
-            reply = await self.client.acomplete(
-                step, tools=tools, namespace=self.namespace, **params
-            )
-            step = self._resume(turn, reply)
-        return step
+        tools, params = self._tools(view), self._params(view)
+        for tries in range(MAX_OVERFLOW_RETRIES + 1):
+            turn = self._turn(view)
+            step: list[dict[str, Any]] | ActionT = next(turn)
+            try:
+                while isinstance(step, list):
+                    reply = await self.client.acomplete(
+                        step, tools=tools, namespace=self.namespace, **params
+                    )
+                    step = self._resume(turn, reply)
+                return step
+            except ContextOverflow as exc:
+                self._overflowed(exc, tries)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def pop_repairs(self) -> list[ActionRepair]:
         """Return the repairs behind the action(s) since the last call (then forget them).

@@ -10,8 +10,9 @@ its own file. Prompt text never lives in code.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
+from typing import Any
 
 from core.agents.methods import MethodSpec
 from core.agents.wire import render_action
@@ -68,6 +69,10 @@ def domain_text(benchmark: str, tools: Sequence[ToolSpec]) -> str:
     return fill(load_prompt(name), tools=tool_manual(tools))
 
 
+FORMAT_PROMPTS = {"text": "format", "tools": "format_tools", "json": "format_json"}
+"""The prompt file describing each action format (``_noask`` for methods that cannot ask)."""
+
+
 def system_prompt(
     method: MethodSpec,
     benchmark: str,
@@ -86,7 +91,8 @@ def system_prompt(
         tools: Tools offered.
         lessons: A3's rendered lesson block ('' before any lesson exists).
         intent: RS's rendered current intent.
-        action_format: ``text`` (the paper's wire format) or ``tools`` (native tool calling).
+        action_format: ``text`` (the paper's wire format), ``tools`` (native tool calling) or
+            ``json`` (JSON-schema constrained replies).
         base_prompt: ``strategy-free`` (None, the default) or ``premise`` (adds the premise
             sentence; a recorded run option).
 
@@ -95,7 +101,7 @@ def system_prompt(
     """
     if base_prompt not in (None, *BASE_PROMPTS):
         raise ConfigError(f"unknown base prompt {base_prompt!r}", field="base_prompt")
-    name = "format" if action_format == "text" else "format_tools"
+    name = FORMAT_PROMPTS.get(action_format, "format")
     fmt = load_prompt(name if method.can_ask else name + "_noask")
     premise = ""
     if base_prompt == "premise":
@@ -189,7 +195,11 @@ def cap_entry(text: str) -> str:
     return text[:MAX_ENTRY_CHARS] + f" … [{len(text) - MAX_ENTRY_CHARS} more characters cut]"
 
 
-def history(view: AgentView, statuses: Mapping[int, str] | None = None) -> list[dict[str, str]]:
+def history(
+    view: AgentView,
+    statuses: Mapping[int, str] | None = None,
+    render: Callable[[Any], str] | None = None,
+) -> list[dict[str, str]]:
     """The conversation as alternating messages, append-only across turns.
 
     The opening request is the first user message; each agent action becomes an assistant
@@ -198,14 +208,17 @@ def history(view: AgentView, statuses: Mapping[int, str] | None = None) -> list[
     sent at earlier turns (by number of actions so far): each stays at the end of the user
     message it was sent with. A message, once rendered, never changes on a later turn, so
     every request extends the previous one (provider prompt caches reuse the prefix).
+    ``render`` writes a past action the way the agent's format writes it (default: the text
+    wire format).
     """
+    show = render or render_action
     out: list[dict[str, str]] = [{"role": "user", "content": cap_entry(f"USER: {view.query}")}]
     turn_of = [0]  # per message: the number of agent actions before it
     actions = 0
     for e in view.transcript:
         if e.role == "agent":
             actions += 1
-            text = render_action(e.action) if e.action is not None else e.text
+            text = show(e.action) if e.action is not None else e.text
             out.append({"role": "assistant", "content": cap_entry(text)})
             turn_of.append(actions)
             continue

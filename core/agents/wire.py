@@ -21,16 +21,42 @@ import ast
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from core.agents.wire_base import (
+    ACTION_WORDS,
+    ActionRepair,
+    ActionT,
+    ParseProblem,
+    ParseResult,
+    json_args,
+    param_names,
+    render_action,
+    render_call,
+    resolve_tool,
+    strip_reasoning,
+)
 from core.model.actions import Ask, EnvOp, Malformed, Propose
 from core.model.world import EnvAction, ToolSpec
 
-ActionT = EnvOp | Ask | Propose | Malformed
+__all__ = [
+    "ANSWER_TOOL",
+    "CLARIFY_TOOL",
+    "ActionRepair",
+    "ActionT",
+    "ParseResult",
+    "extract_state",
+    "from_native_calls",
+    "from_tool_calls",
+    "parse_call",
+    "parse_reply",
+    "render_action",
+    "render_call",
+    "strip_reasoning",
+    "tool_definitions",
+]
 
-ACTION_WORDS = frozenset({"operation", "clarify", "answer"})
-"""The three action words (never treated as tool names)."""
+_Bad = ParseProblem
 
 _ALIASES = {
     "op": "operation",
@@ -58,11 +84,6 @@ _FINAL = re.compile(r"^[ \t*_]*final[ \t]+answer[*_ \t]*:[*_ \t]*(.*)$", re.I | 
 _PREDICTED = re.compile(
     r"^[ \t*_]*predicted[ \t]+user[ \t]+question[*_ \t]*:[*_ \t]*(.*)$", re.I | re.M
 )
-_REASONING_BLOCK = re.compile(
-    r"<(think|thinking|reasoning|reflection)\b[^>]*>.*?</\1\s*>", re.I | re.S
-)
-_OPEN_REASONING = re.compile(r"^\s*<(think|thinking|reasoning)\b[^>]*>.*\Z", re.I | re.S)
-_STRAY_CLOSE = re.compile(r"^.*?</(think|thinking|reasoning)\s*>", re.I | re.S)
 _CONTENT_STOP = re.compile(
     r"(?im)^[ \t*_>#-]*(candidates|strategy|action|predicted[ \t]+user[ \t]+question|"
     r"final[ \t]+answer|memory|note|reasoning|explanation)[*_ \t]*:"
@@ -71,50 +92,6 @@ _BRACKET = re.compile(r"^([A-Za-z_][A-Za-z0-9_ ]*?)\s*\[(.*)\]$", re.S)
 _NAME_JSON = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*(\{.*\})$", re.S)
 _BARE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _MIN_ANSWER = 8
-
-
-@dataclass(frozen=True)
-class ActionRepair:
-    """One fix between an agent's reply and its action (recorded as a ``repair`` event).
-
-    Attributes:
-        detail: What was repaired: a parser repair name (``unfenced_operation`` …) or
-            ``reprompt: <the parser's complaint>``.
-        original: The reply as received.
-        replacement: What it became (the canonical wire form of the action, or the re-prompted
-            reply); empty when nothing usable came of it.
-    """
-
-    detail: str
-    original: str = ""
-    replacement: str = ""
-
-
-@dataclass(frozen=True)
-class ParseResult:
-    """The parsed action plus what was repaired and any stripped state block.
-
-    Attributes:
-        action: The typed action (``Malformed`` when it could not be understood).
-        repairs: Names of the repairs applied (empty for a well-formed reply).
-        state: The ``LABEL: {json}`` block's object, if one was found and parsed.
-        state_label: Its label (e.g. ``MEMORY``).
-    """
-
-    action: ActionT
-    repairs: tuple[str, ...] = ()
-    state: dict[str, Any] | None = None
-    state_label: str | None = None
-    problems: tuple[str, ...] = field(default=())
-
-    @property
-    def ok(self) -> bool:
-        """Whether the reply yielded a usable (non-malformed) action."""
-        return not isinstance(self.action, Malformed)
-
-
-class _Bad(Exception):
-    """A parse problem (becomes a Malformed action)."""
 
 
 # -- state blocks ------------------------------------------------------------------------------
@@ -176,39 +153,6 @@ def extract_state(
 
 
 # -- operations --------------------------------------------------------------------------------
-def _param_names(spec: ToolSpec) -> list[str]:
-    props = spec.parameters.get("properties") or {}
-    return [str(k) for k in props]
-
-
-def _resolve_tool(name: str, tools: dict[str, ToolSpec], repairs: list[str]) -> ToolSpec:
-    if name.lower() in ACTION_WORDS:
-        raise _Bad(f"'{name}' is an action word, not a tool")
-    spec = tools.get(name)
-    if spec is not None:
-        return spec
-    folded = {k.lower(): v for k, v in tools.items()}
-    key = name.strip().lower().replace(" ", "_")
-    if key in folded:
-        repairs.append("tool_name_case")
-        return folded[key]
-    raise _Bad(f"unknown tool '{name}'; available: {', '.join(sorted(tools)) or 'none'}")
-
-
-def _json_args(args: dict[str, Any]) -> dict[str, Any]:
-    """Return ``args`` as plain JSON values, refusing what JSON cannot store exactly.
-
-    The stored event must replay exactly as the live action ran: NaN/Infinity, tuples, sets
-    and other non-JSON values would act one way live and another way after a round trip.
-    """
-    try:
-        text = json.dumps(args, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise _Bad(f"arguments must be plain JSON values (finite numbers): {exc}") from exc
-    out: dict[str, Any] = json.loads(text)
-    return out
-
-
 def _literal(node: ast.expr) -> Any:
     try:
         return ast.literal_eval(node)
@@ -228,9 +172,9 @@ def _parse_paren(code: str, tools: dict[str, ToolSpec], repairs: list[str]) -> E
     call = tree.body
     if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
         raise _Bad("the operation must be one call 'name(key=value, ...)'")
-    spec = _resolve_tool(call.func.id, tools, repairs)
+    spec = resolve_tool(call.func.id, tools, repairs)
     args: dict[str, Any] = {}
-    params = _param_names(spec)
+    params = param_names(spec)
     if call.args:
         if len(call.args) > len(params):
             raise _Bad(f"{spec.name} takes keyword arguments {params}")
@@ -241,11 +185,11 @@ def _parse_paren(code: str, tools: dict[str, ToolSpec], repairs: list[str]) -> E
         if kw.arg is None:
             raise _Bad("'**' arguments are not allowed")
         args[kw.arg] = _literal(kw.value)
-    return EnvAction(tool=spec.name, args=_json_args(args))
+    return EnvAction(tool=spec.name, args=json_args(args))
 
 
 def _single_param(spec: ToolSpec) -> str:
-    params = _param_names(spec)
+    params = param_names(spec)
     required = [str(p) for p in spec.parameters.get("required") or params]
     if len(required) == 1:
         return required[0]
@@ -285,11 +229,11 @@ def _parse_call(code: str, tools: dict[str, ToolSpec], repairs: list[str]) -> En
         raise _Bad("more than one operation in one reply")
     m = _BRACKET.match(text)
     if m is not None and "(" not in m.group(1):
-        spec = _resolve_tool(m.group(1).strip(), tools, repairs)
+        spec = resolve_tool(m.group(1).strip(), tools, repairs)
         return EnvAction(tool=spec.name, args={_single_param(spec): m.group(2).strip()})
     m = _NAME_JSON.match(text)
     if m is not None:
-        spec = _resolve_tool(m.group(1), tools, repairs)
+        spec = resolve_tool(m.group(1), tools, repairs)
         try:
             obj = json.loads(m.group(2))
         except json.JSONDecodeError as exc:
@@ -297,9 +241,9 @@ def _parse_call(code: str, tools: dict[str, ToolSpec], repairs: list[str]) -> En
         if not isinstance(obj, dict):
             raise _Bad("JSON arguments must be an object")
         repairs.append("json_arguments")
-        return EnvAction(tool=spec.name, args=_json_args(obj))
+        return EnvAction(tool=spec.name, args=json_args(obj))
     if _BARE_NAME.match(text):
-        spec = _resolve_tool(text, tools, repairs)
+        spec = resolve_tool(text, tools, repairs)
         repairs.append("bare_tool_name")
         return EnvAction(tool=spec.name, args={})
     if "(" in text:
@@ -323,25 +267,6 @@ def _reassemble(name: str, block: str) -> str:
         return f"{name}[{body}]"
     parts = [ln.strip().rstrip(",") for ln in body.splitlines() if ln.strip()]
     return f"{name}({', '.join(parts)})"
-
-
-# -- reasoning blocks ----------------------------------------------------------------------------
-def strip_reasoning(text: str) -> str:
-    r"""Remove ``<think>…</think>`` (and ``thinking``/``reasoning``/``reflection``) blocks.
-
-    Reasoning models often think aloud before the action; an action word inside that block
-    must not count. An unclosed block at the start (the reply was cut off while thinking)
-    leaves nothing; a stray closing tag (the server stripped the opening one) drops what
-    precedes it.
-
-    >>> print(strip_reasoning("<think>maybe Action: Answer?</think>\nAction: Clarify"))
-    Action: Clarify
-    """
-    out = _REASONING_BLOCK.sub("", text or "")
-    out = _STRAY_CLOSE.sub("", out, count=1)
-    if _OPEN_REASONING.match(out):
-        return ""
-    return out.strip()
 
 
 # -- the parser --------------------------------------------------------------------------------
@@ -545,166 +470,10 @@ def _answer(text: str, raw: str, m: re.Match[str], rest: str, repairs: list[str]
     return Propose(text=answer, predicted_question=pq.group(1).strip() if pq else "", raw=raw)
 
 
-CLARIFY_TOOL = "clarify"
-"""Native tool-calling format: the function that sends the person a message."""
-ANSWER_TOOL = "final_answer"
-"""Native tool-calling format: the function that gives the final answer."""
-
-
-def tool_definitions(tools: Sequence[ToolSpec], *, can_ask: bool) -> list[dict[str, Any]]:
-    """OpenAI function definitions of the environment tools plus the user-facing actions.
-
-    ``clarify(content)`` (only when the method may ask) and ``final_answer(answer,
-    predicted_user_question)`` stand for the text format's Clarify and Answer actions.
-    """
-    out = [
-        {
-            "type": "function",
-            "function": {
-                "name": t.name,
-                "description": f"[{t.kind}] {t.description}",
-                "parameters": t.parameters or {"type": "object", "properties": {}},
-            },
-        }
-        for t in tools
-    ]
-    if can_ask:
-        out.append(
-            {
-                "type": "function",
-                "function": {
-                    "name": CLARIFY_TOOL,
-                    "description": "Send the person a message (usually a question).",
-                    "parameters": {
-                        "type": "object",
-                        "properties": {"content": {"type": "string"}},
-                        "required": ["content"],
-                    },
-                },
-            }
-        )
-    out.append(
-        {
-            "type": "function",
-            "function": {
-                "name": ANSWER_TOOL,
-                "description": "Give your final answer; it is judged at once.",
-                "parameters": {
-                    "type": "object",
-                    "properties": {
-                        "answer": {"type": "string"},
-                        "predicted_user_question": {"type": "string"},
-                    },
-                    "required": ["answer"],
-                },
-            },
-        }
-    )
-    return out
-
-
-def _malformed(raw: str, problem: str) -> ParseResult:
-    return ParseResult(Malformed(raw=raw, problems=(problem,)), (), None, None, (problem,))
-
-
-def from_native_calls(
-    calls: Sequence[tuple[str, str]], tools: Sequence[ToolSpec], *, can_ask: bool, raw: str = ""
-) -> ParseResult:
-    """The action of a native tool-calling reply: an environment call, Clarify or Answer."""
-    if len(calls) == 1 and calls[0][0] in (CLARIFY_TOOL, ANSWER_TOOL):
-        name, arguments = calls[0]
-        try:
-            obj = json.loads(arguments or "{}")
-        except json.JSONDecodeError as exc:
-            problem = f"tool-call arguments are not valid JSON: {exc.msg}"
-            return ParseResult(
-                Malformed(raw=raw or arguments, problems=(problem,)), (), None, None, (problem,)
-            )
-        obj = obj if isinstance(obj, dict) else {}
-        text = raw or f"{name}({arguments})"
-        if name == CLARIFY_TOOL:
-            content = str(obj.get("content") or "").strip()
-            if not can_ask or not content:
-                problem = "this method cannot message the user" if not can_ask else "empty content"
-                return ParseResult(
-                    Malformed(raw=text, problems=(problem,)), (), None, None, (problem,)
-                )
-            return ParseResult(Ask(text=content, raw=text), ("native_tool_call",))
-        answer = str(obj.get("answer") or "").strip()
-        if not answer:
-            problem = "empty final answer"
-            return _malformed(text, problem)
-        pq = str(obj.get("predicted_user_question") or "").strip()
-        return ParseResult(
-            Propose(text=answer, predicted_question=pq, raw=text), ("native_tool_call",)
-        )
-    return from_tool_calls(calls, tools, raw=raw)
-
-
-def from_tool_calls(
-    calls: Sequence[tuple[str, str]], tools: Sequence[ToolSpec], raw: str = ""
-) -> ParseResult:
-    """Turn native (name, JSON-arguments) tool calls into one action.
-
-    Args:
-        calls: The model's tool calls as (name, arguments JSON text).
-        tools: Tools offered.
-        raw: Any accompanying text (recorded).
-
-    Returns:
-        An EnvOp (repair ``native_tool_call``) or Malformed.
-    """
-    table = {t.name: t for t in tools}
-    repairs = ["native_tool_call"]
-    try:
-        if len(calls) != 1:
-            raise _Bad("exactly one tool call per turn")
-        name, arguments = calls[0]
-        spec = _resolve_tool(name, table, repairs)
-        try:
-            obj = json.loads(arguments or "{}")
-        except json.JSONDecodeError as exc:
-            raise _Bad(f"tool-call arguments are not valid JSON: {exc.msg}") from exc
-        if not isinstance(obj, dict):
-            raise _Bad("tool-call arguments must be an object")
-        text = raw or f"{name}({arguments})"
-        return ParseResult(
-            EnvOp(action=EnvAction(tool=spec.name, args=_json_args(obj)), raw=text),
-            tuple(repairs),
-        )
-    except _Bad as exc:
-        return ParseResult(Malformed(raw=raw, problems=(str(exc),)), (), problems=(str(exc),))
-
-
-# -- rendering ---------------------------------------------------------------------------------
-def render_call(action: EnvAction, tools: Sequence[ToolSpec] = ()) -> str:
-    """Render an EnvAction in the wire syntax (``name[arg]`` for single-argument tools).
-
-    >>> render_call(EnvAction(tool="search", args={"query": "red shoes"}))
-    'search[red shoes]'
-    """
-    spec = next((t for t in tools if t.name == action.tool), None)
-    if len(action.args) == 1:
-        ((key, value),) = action.args.items()
-        single = spec is None or _param_names(spec) == [key]
-        if single and isinstance(value, str) and "]" not in value and "\n" not in value:
-            if spec is not None or action.tool in {"search", "click"}:
-                return f"{action.tool}[{value}]"
-    parts = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in action.args.items())
-    return f"{action.tool}({parts})"
-
-
-def render_action(action: ActionT, tools: Sequence[ToolSpec] = ()) -> str:
-    """Render a typed action in the canonical wire format (for transcripts and tests)."""
-    if isinstance(action, EnvOp):
-        return f"Action: Operation\n```\n{render_call(action.action, tools)}\n```"
-    if isinstance(action, Ask):
-        return f"Action: Clarify\nContent: {action.text}"
-    if isinstance(action, Propose):
-        pq = (
-            f"Predicted user question: {action.predicted_question}\n"
-            if action.predicted_question
-            else ""
-        )
-        return f"Action: Answer\n{pq}Final Answer: {action.text}"
-    return action.raw
+from core.agents.wire_native import (  # noqa: E402 - re-exported for callers of the old module
+    ANSWER_TOOL,
+    CLARIFY_TOOL,
+    from_native_calls,
+    from_tool_calls,
+    tool_definitions,
+)

@@ -17,6 +17,7 @@ from core.cli import (
     cmd_data,
     cmd_env,
     cmd_grip,
+    cmd_models,
     cmd_reproduce,
     cmd_run,
     cmd_setup,
@@ -39,6 +40,7 @@ _MODULES = (
     cmd_reproduce,
     cmd_studies,
     cmd_user,
+    cmd_models,
 )
 
 

@@ -99,12 +99,12 @@ def judges(value: str) -> str:
     from core.model.bounds import check_model_spec
 
     text = value.strip()
-    if text in ("heuristic", "human"):
+    if text in ("heuristic", "human", "models"):  # models: the models file's two judges
         return text
     parts = [p.strip() for p in text.split(",")]
     if len(parts) != 2 or not all(parts):
         raise argparse.ArgumentTypeError(
-            f"{value!r}: give heuristic, human, or two model specs MODEL_A,MODEL_B"
+            f"{value!r}: give heuristic, human, models, or two model specs MODEL_A,MODEL_B"
         )
     for part in parts:
         try:

@@ -45,12 +45,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="host data folder: imported into the store first, then built on",
     )
     s.add_argument("--world", default=None, metavar="ID", help=_WORLD_HELP)
-    s.add_argument("--writer", default="template", help="template or an LLM model spec")
+    s.add_argument(
+        "--writer",
+        default=None,
+        help="template or an LLM model spec (default: the models file's writer, else template)",
+    )
     s.add_argument(
         "--extractors",
-        default="rule,align",
+        default=None,
         help="two different extractor specs: rule, align or LLM model specs (the same one "
-        "twice, or two models of one family, is refused)",
+        "twice, or two models of one family, is refused; default: the models file's "
+        "extractors, else rule,align)",
     )
     s.add_argument(
         "--allow-same-family",
@@ -61,8 +66,28 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument(
         "--writer-temperature",
         type=float,
-        default=0.7,
-        help="sampling temperature of an LLM writer (default 0.7)",
+        default=None,
+        help="sampling temperature of an LLM writer (default: the models file's, else 0.7)",
+    )
+    s.add_argument(
+        "--concurrency",
+        type=V.positive,
+        default=1,
+        help="graphs built at once with an LLM writer or extractors (requests in flight)",
+    )
+    s.add_argument(
+        "--graphs",
+        type=V.positive,
+        default=None,
+        metavar="N",
+        help="build on the first N graphs only (in graph-id order)",
+    )
+    s.add_argument(
+        "--max-candidates",
+        type=V.positive,
+        default=None,
+        metavar="N",
+        help="LLM builds: candidates allowed per wanted sample of a graph (default 4)",
     )
     s.add_argument("--k", type=int, choices=(1, 2, 4), default=1, help="faults per request")
     s.add_argument("--seed", type=V.any_int, default=42)
@@ -148,37 +173,60 @@ def cmd_build_samples(args: argparse.Namespace) -> int:
     from core.errors import ConfigError
 
     store = open_store(args)
+    writer, extractors = _roles(args)
     if args.bundle:
-        if args.writer != "template":
+        if writer != "template":
             raise ConfigError("--bundle rebuilds committed data with the template writer only")
         stats = build_bundled(args.benchmark)
         totals: dict[str, Any] = stats.get("totals", {})
         return emit(args, stats, f"{args.benchmark}: rebuilt bundled data ({totals})")
-    extractors = tuple(x.strip() for x in args.extractors.split(","))
-    if len(extractors) != 2 or not all(extractors):
-        raise ConfigError("give exactly two extractor specs, e.g. rule,align", field="--extractors")
+    import time
+
     from core.construction.pipeline import check_extractor_pair
+    from core.llm.ledger import CostLedger, recording
+    from core.llm.retry import ProviderUnavailable
 
     try:  # before any world is imported: a refused pair writes nothing
-        check_extractor_pair(
-            (extractors[0], extractors[1]), allow_same_family=args.allow_same_family
-        )
+        check_extractor_pair(extractors, allow_same_family=args.allow_same_family)
     except ConfigError as exc:
         raise ConfigError(exc.detail, field="--extractors") from None
     loaded = world_for(store, args.benchmark, args.data, args.world)
     graphs, gstats = build_graphs(loaded.world, seed=args.seed, ref=loaded.ref)
-    samples, stats = build_samples(
-        loaded.world,
-        graphs,
-        writer=args.writer,
-        extractors=(extractors[0], extractors[1]),
-        k=args.k,
-        seed=args.seed,
-        per_graph=args.per_graph,
-        ref=loaded.ref,
-        writer_temperature=args.writer_temperature,
-        allow_same_family=args.allow_same_family,
-    )
+    if args.graphs is not None:
+        graphs = sorted(graphs, key=lambda g: g.graph_id)[: args.graphs]
+    store.put_graphs_and_samples(graphs, [], source="built")
+    halted: list[str] = []
+
+    def keep(_graph: Any, got: list[Any]) -> None:  # each graph's samples stored as it ends
+        if got:
+            store.put_graphs_and_samples([], got, source="built")
+
+    spent, t0 = CostLedger(), time.perf_counter()
+    try:
+        with recording(spent):
+            samples, stats = build_samples(
+                loaded.world,
+                graphs,
+                writer=writer,
+                extractors=extractors,
+                k=args.k,
+                seed=args.seed,
+                per_graph=args.per_graph,
+                ref=loaded.ref,
+                writer_temperature=args.writer_temperature,
+                allow_same_family=args.allow_same_family,
+                concurrency=args.concurrency,
+                allowance=args.max_candidates,
+                on_graph=keep,
+                stop=lambda: bool(halted),
+            )
+    except ProviderUnavailable as exc:
+        raise ConfigError(
+            f"the model provider is unavailable ({exc}); the samples of the graphs already "
+            "built are stored — run the same command again to go on (answers are cached)",
+            field="--writer",
+        ) from None
+    seconds = time.perf_counter() - t0
     store.put_graphs_and_samples(graphs, samples, source="built")
     record_build(
         store,
@@ -198,7 +246,7 @@ def cmd_build_samples(args: argparse.Namespace) -> int:
         params={
             "seed": args.seed,
             "k": args.k,
-            "writer": args.writer,
+            "writer": writer,
             "extractors": list(extractors),
             "per_graph": args.per_graph,
         },
@@ -214,11 +262,68 @@ def cmd_build_samples(args: argparse.Namespace) -> int:
         "graphs": len(graphs),
         "world": loaded.ref.model_dump(mode="json"),
     }
+    llm = _llm_use(spent, len(samples), seconds, stats)
+    if llm is not None:
+        payload["llm"] = llm
     text = (
         f"{args.benchmark}: {payload['candidates']} candidates → {len(samples)} samples "
         f"(rejected by step {payload['rejected_by_step']}) on world {loaded.ref.world_id}"
     )
+    if llm is not None:
+        per = llm["per_sample"]
+        text += (
+            f"\nmodel calls: {llm['calls']} ({llm['cached']} cached, {llm['failures']} failed), "
+            f"{llm['tokens']} tokens, ${llm['cost_usd']:.4f} in {seconds:.1f}s; per admitted "
+            f"sample: {per['calls']} calls, {per['tokens']} tokens"
+        )
     return emit(args, payload, text)
+
+
+def _roles(args: argparse.Namespace) -> tuple[str, tuple[str, str]]:
+    """The writer and extractors: the flags, else the models file's entries, else offline."""
+    from core.errors import ConfigError
+    from core.llm.models import role_label
+
+    writer = args.writer or role_label("writer") or "template"
+    if args.extractors:
+        names = tuple(x.strip() for x in args.extractors.split(","))
+    else:
+        found = [x for x in (role_label("extractors", 0), role_label("extractors", 1)) if x]
+        names = (found[0], found[1]) if len(found) == 2 else (*found, "rule", "align")[:2]
+        if len(found) == 1:
+            names = (found[0], "align")
+    if len(names) != 2 or not all(names):
+        raise ConfigError("give exactly two extractor specs, e.g. rule,align", field="--extractors")
+    return writer, (names[0], names[1])
+
+
+def _llm_use(
+    spent: Any, samples: int, seconds: float, stats: dict[str, Any]
+) -> dict[str, Any] | None:
+    """Calls, tokens and cost of a build's language models, in all and per admitted sample."""
+    rows = spent.to_dict()
+    if not rows:
+        return None
+    calls = sum(int(r["calls"]) for r in rows.values())
+    tokens = sum(int(r["prompt_tokens"]) + int(r["completion_tokens"]) for r in rows.values())
+    cost = sum(float(r["cost_usd"]) for r in rows.values())
+    busy = sum(float(r.get("seconds") or 0.0) for r in rows.values())
+    return {
+        "calls": calls,
+        "provider_calls": sum(int(r["provider_calls"]) for r in rows.values()),
+        "cached": sum(int(r["cached"]) for r in rows.values()),
+        "failures": int(stats.get("llm_failures") or 0),
+        "tokens": tokens,
+        "cost_usd": round(cost, 6),
+        "by_role": rows,
+        "seconds": round(seconds, 3),
+        "concurrency_achieved": round(busy / seconds, 2) if seconds > 0 else None,
+        "per_sample": {
+            "calls": round(calls / samples, 2) if samples else None,
+            "tokens": round(tokens / samples, 1) if samples else None,
+            "cost_usd": round(cost / samples, 6) if samples else None,
+        },
+    }
 
 
 def _cell(value: Any, fmt: str = "") -> str:

@@ -115,13 +115,13 @@ def cmd_import_webshop(args: argparse.Namespace) -> int:
             f"already imported: world {result['world_id']} holds exactly these "
             f"{result['products']:,} products and {result['goals']:,} goals; nothing changed"
         )
-        return emit(args, result, text)
-    text = (
-        f"imported {result['products']:,} products, {result['goals']:,} goals "
-        f"({result['test_goals']} in the 500-task test split) in {result['seconds']:.1f} s"
-        + (" (resumed)" if result["resumed"] else "")
-        + f"; world {result['world_id']}"
-    )
+    else:
+        text = (
+            f"imported {result['products']:,} products, {result['goals']:,} goals "
+            f"({result['test_goals']} in the 500-task test split) in {result['seconds']:.1f} s"
+            + (" (resumed)" if result["resumed"] else "")
+            + f"; world {result['world_id']}"
+        )
     if not args.check:
         return emit(args, result, text)
     from core.construction.worlds import stored

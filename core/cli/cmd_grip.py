@@ -112,7 +112,19 @@ def cmd_grip(args: argparse.Namespace) -> int:
         print(report_csv(report), end="")
     else:
         print(report_table(report))
+    invalid = int(report.role_realism.get("judge_invalid_total") or 0)
+    if invalid:
+        by = report.role_realism.get("judge_invalid") or {}
+        detail = ", ".join(f"{k} {v}" for k, v in by.items())
+        print(
+            f"{invalid} judge answer(s) were invalid ({detail}): no card letter, or neither "
+            "SAME nor DIFFERENT; they are excluded from the metrics, never scored as wrong"
+            + ("" if args.allow_judge_errors else " (pass --allow-judge-errors to accept)"),
+            file=sys.stderr,
+        )
     failed = int(report.role_realism.get("judge_errors_total") or 0)
+    if invalid and not failed:
+        return 0 if args.allow_judge_errors else 1
     if failed:
         by = report.role_realism.get("judge_errors") or {}
         detail = ", ".join(f"{k} {v}" for k, v in by.items())

@@ -12,7 +12,7 @@ from core.cli._common import add_json, emit, open_store, show_progress
 from core.errors import ConfigError
 from core.model.bounds import MAX_SEEDS
 from core.model.run import FAULT_CONDITIONS, PERSONAS, RunOptions, RunSpec
-from core.runner.costs import cost_split
+from core.runner.costs import cost_split, model_use
 from core.runner.plan import KNOWN_SPLITS
 
 
@@ -52,9 +52,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--action-format",
-        choices=("text", "tools"),
+        choices=("text", "tools", "json"),
         default=None,
-        help="LLM agents: the paper's text format (default) or native tool calling",
+        help="LLM agents: the paper's text format (default), native tool calling, or json "
+        "(the action's JSON schema sent as response_format: structured output)",
     )
     p.add_argument(
         "--base-prompt",
@@ -229,6 +230,21 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         extra["config"] = ProtocolConfig(shifts_enabled=False)
     from pydantic import ValidationError
 
+    from core.llm.models import role_label, run_models
+
+    agent = _role_default(args.agent, "agent", "symbolic")
+    voice = _role_default(args.user_voice, "voice", "template")
+    interpreter = getattr(args, "interpreter", None) or role_label("interpreter")
+    llm_agent = agent.strip().lower() not in ("symbolic", "heuristic", "template", "human")
+    reflection = role_label("reflection") if llm_agent else None
+    models = run_models(
+        {
+            "agent": agent if llm_agent else None,
+            "voice": voice,
+            "interpreter": interpreter,
+            "reflection": reflection,
+        }
+    )
     try:
         return RunSpec(
             name=args.name,
@@ -236,10 +252,11 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
             methods=tuple(_csv(args.method)),
             personas=tuple(personas),
             seeds=tuple(range(seeds)),
-            agent=_role_default(args.agent, "agent", "symbolic"),
-            user_voice=_role_default(args.user_voice, "voice", "template"),
+            agent=agent,
+            user_voice=voice,
             action_format=getattr(args, "action_format", None),
-            interpreter=getattr(args, "interpreter", None),
+            interpreter=interpreter,
+            models=models,
             limit=args.limit,
             source=getattr(args, "source", None),
             split=getattr(args, "split", None),
@@ -429,6 +446,16 @@ def _split_text(split: dict[str, Any]) -> str:
     )
 
 
+def _use_text(use: dict[str, Any]) -> str:
+    if not use.get("provider_calls"):
+        return ""
+    per_ep = use["tokens_per_episode"]
+    return (
+        f" tokens/episode={per_ep if per_ep is not None else '—'} "
+        f"s/call={use['seconds_per_call']} truncated={use['truncated']}"
+    )
+
+
 def cmd_runs(args: argparse.Namespace) -> int:
     """List runs with status and progress."""
     from core.grip.report import run_conditions
@@ -442,6 +469,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
         r["completed"], r["errors"] = store.run_counts(r["run_id"])  # what is stored
         r["cost_by_role"] = cost_split(store, r["run_id"])
         r["conditions"] = run_conditions(store, [r["run_id"]]).get(r["run_id"], {})
+        r["model_use"] = model_use(store, r["run_id"])
     lines = [
         f"{r['name']:<28} {r['status']:<22} {r['completed']}/{r['total']} "
         + (
@@ -451,6 +479,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
         )
         + f"errors={r['errors']} ${r['cost_usd']:.4f}"
         + (f" ({_split_text(r['cost_by_role'])})" if r["cost_by_role"] else "")
+        + _use_text(r["model_use"])
         for r in runs
     ]
     return emit(args, {"runs": runs}, "\n".join(lines) if lines else "no runs")

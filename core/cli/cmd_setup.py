@@ -23,7 +23,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_json(p)
     p.set_defaults(handler=cmd_init)
 
-    p = sub.add_parser("doctor", help="versions, store, configured providers, offline switches")
+    p = sub.add_parser(
+        "doctor",
+        help="versions, store, configured providers, offline switches, model endpoints",
+    )
+    p.add_argument(
+        "--models",
+        default=None,
+        metavar="FILE.yaml",
+        help="models file whose endpoints to check (default: $DRIFTBENCH_MODELS)",
+    )
     add_json(p)
     p.set_defaults(handler=cmd_doctor)
 
@@ -69,6 +78,10 @@ def _version(dist: str) -> str | None:
 def doctor_report(args: argparse.Namespace) -> dict[str, Any]:
     """Collect the doctor report (no network, no key values)."""
     from core.llm import configured_providers, offline_switches
+    from core.llm.models import configure
+    from core.llm.probe import check_endpoints
+
+    configure(getattr(args, "models", None))  # --models, else DRIFTBENCH_MODELS
 
     versions: dict[str, str | None] = {
         "driftbench": __version__,
@@ -82,6 +95,7 @@ def doctor_report(args: argparse.Namespace) -> dict[str, Any]:
         "store": _store_report(args),
         "providers": configured_providers(),
         "offline": offline_switches(),
+        "models": check_endpoints(),
     }
 
 
@@ -137,8 +151,20 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         "offline switches: "
         + ", ".join(f"{k}={'on' if on else 'off'}" for k, on in report["offline"].items())
     )
+    models = report["models"]
+    lines.append(f"models file: {models['file'] or 'none'}")
+    for row in models["endpoints"]:
+        where = row["api_base"] or "hosted"
+        state = {True: "ok", False: "FAILED", None: "not contacted"}[row["ok"]]
+        key = (
+            f"; key {row['key_env']} {'set' if row['key_set'] else 'unset'}"
+            if row["key_env"]
+            else ""
+        )
+        lines.append(f"  {row['role']}: {row['model']} @ {where} — {state} ({row['detail']}{key})")
     emit(args, report, "\n".join(lines))
-    return 0 if integrity["ok"] else 2
+    endpoints_ok = all(row["ok"] is not False for row in models["endpoints"])
+    return 0 if integrity["ok"] and endpoints_ok else 2
 
 
 def cmd_app(args: argparse.Namespace) -> int:

@@ -223,6 +223,13 @@ def cmd_studies_export(args: argparse.Namespace) -> int:
 
     store = open_store(args, create=False)
     study = get_study(store, args.study)
-    out = args.out if args.out is not None else Path(study.study_id)
+    from core.store.outputs import check_output_dir
+    from core.studies.export import EXPORT_MARKER
+
+    out = check_output_dir(
+        args.out if args.out is not None else Path(study.study_id),
+        store_path=store.path,
+        reuse_marker=EXPORT_MARKER,
+    )
     files = export_study(store, study.study_id, args.format, out)
     return emit(args, {"files": [str(f) for f in files]}, "\n".join(str(f) for f in files))

@@ -160,18 +160,43 @@ def cmd_interpret(args: argparse.Namespace) -> int:
     path = Path(args.source)
     resolved = _resolve(path, _lines(path), _Samples(args))
     interpreter = (args.interpreter or "offline").strip() or "offline"
+    from core.llm.ledger import CostLedger, recording
+
+    spent, fallbacks = CostLedger(), 0
     for obj, sample, intent in resolved:
         world = load_world(sample.benchmark)
-        act = read_message(obj["question"], intent, world, interpreter).act
-        line = {
+        with recording(spent):
+            reading = read_message(obj["question"], intent, world, interpreter)
+        act = reading.act
+        line: dict[str, Any] = {
             "sample_id": obj["sample_id"],
             "question": obj["question"],
             "act": act.act,
             "slots": list(act.slots),
             "confirm": act.confirm if act.act == "confirm" else None,
         }
+        if reading.verdict is not None:  # a model read it: say when its answer was not used
+            line["fallback"] = reading.verdict.fallback
+            if reading.verdict.fallback:
+                fallbacks += 1
+                line["fallback_reason"] = reading.verdict.detail[:300]
         print(json.dumps(line, ensure_ascii=False), flush=True)
+    if interpreter != "offline":
+        _usage_note(spent, fallbacks, len(resolved))
     return 0
+
+
+def _usage_note(spent: Any, fallbacks: int, total: int) -> None:
+    """One stderr line: how often the model's answer was not used, and its calls and tokens."""
+    import sys
+
+    row = spent.to_dict().get("interpreter", {})
+    print(
+        f"interpreter: {fallbacks} of {total} answers fell back to the offline reading; "
+        f"{row.get('provider_calls', 0)} model calls, {row.get('prompt_tokens', 0)} prompt + "
+        f"{row.get('completion_tokens', 0)} completion tokens, {row.get('cached', 0)} cached",
+        file=sys.stderr,
+    )
 
 
 def cmd_read(args: argparse.Namespace) -> int:

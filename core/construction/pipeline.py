@@ -11,25 +11,29 @@ Public API (called by the CLI and the rest of the engine):
 
 from __future__ import annotations
 
-import gzip
-import io
 import json
 import random
-import zlib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
+from core.construction.bundle_io import (
+    read_graphs,
+    read_samples,
+    write_graphs,
+    write_samples,
+)
+from core.construction.concurrent import map_graphs
+from core.construction.splits import split_of, task_splits
 from core.envs.base import HostWorld
-from core.errors import ConfigError, pydantic_error_to_config_error
+from core.errors import ConfigError
 from core.faults.align import AlignmentExtractor
 from core.faults.composite import assign_slots, draw_types
 from core.faults.extract import Extractor, RuleExtractor
 from core.faults.generate import (
+    CandidateBudget,
     GenStats,
     attempts_for,
     extraction_context,
@@ -43,9 +47,8 @@ from core.graph.build import build_all
 from core.graph.classify import OPERATOR_ORDER
 from core.graph.hosts import adapter_for
 from core.graph.hosts.base import HostAdapter
-from core.model.base import canonical_json
-from core.model.intent import Intent, IntentGraph, WorldRef
-from core.model.reading import DOCUMENT, load_json, open_bounded
+from core.model.intent import IntentGraph, WorldRef
+from core.model.reading import DOCUMENT, load_json
 from core.model.sample import FaultType, Sample
 from core.paths import DATA_DIR
 
@@ -67,37 +70,6 @@ BUNDLED_PLAN: dict[str, dict[str, Any]] = {
 def host_task_count(world: HostWorld) -> int:
     """Number of host tasks of a world (τ² tasks, shop goals; else its seeds)."""
     return world.task_count()
-
-
-_SPLIT_NAMES: dict[str, str] = {
-    "test": "test",
-    "eval": "eval",
-    "dev": "eval",
-    "validation": "eval",
-    "train": "learn",
-    "learn": "learn",
-}
-"""Host split names → sample splits (τ²-bench's ``train`` is the learn split)."""
-
-
-def task_splits(world: HostWorld) -> dict[str, str]:
-    """Host task id → sample split (``learn`` / ``eval`` / ``test``) from the world's splits.
-
-    τ²-bench's ``split_tasks.json`` names ``train`` and ``test`` (and ``base`` = every task,
-    ignored); a task in no named split is ``test``.
-    """
-    raw = world.task_splits()
-    out: dict[str, str] = {}
-    for name in ("train", "learn", "dev", "validation", "eval", "test"):  # later names win
-        for tid in raw.get(name) or []:
-            out[str(tid)] = _SPLIT_NAMES[name]
-    return out
-
-
-def split_of(splits: dict[str, str], intent: Intent) -> str:
-    """The split of a graph root (its source task's split; ``test`` when unknown)."""
-    task = intent.source_record or intent.base
-    return splits.get(str(task).split("+", 1)[0], "test")
 
 
 # ---------------------------------------------------------------------------------- graphs
@@ -136,12 +108,24 @@ def build_graphs(
 
 
 # ---------------------------------------------------------------------------------- samples
-def make_writer(spec: str, temperature: float = 0.7) -> Writer:
+LLM_CANDIDATES_PER_SAMPLE = 4
+"""Default candidate allowance of a language-model build, per sample a graph wants."""
+
+OFFLINE_EXTRACTORS = ("rule", "align")
+
+
+def is_llm_build(writer: str, extractors: Sequence[str]) -> bool:
+    """Whether a build calls a language model (writer or any extractor)."""
+    return writer != "template" or any(e not in OFFLINE_EXTRACTORS for e in extractors)
+
+
+def make_writer(spec: str, temperature: float | None = None) -> Writer:
     """``template`` → the offline writer; anything else is an LLM model spec.
 
     Args:
-        spec: ``template`` or a model spec.
-        temperature: Sampling temperature of an LLM writer (default 0.7, the reference's).
+        spec: ``template`` or a model spec (settings from the models file's entry).
+        temperature: Sampling temperature of an LLM writer (None: the models file's, else
+            0.7, the reference's).
     """
     if spec == "template":
         return TemplateWriter()
@@ -203,11 +187,14 @@ def _single_samples(
     seed: int,
     per_graph: int | None,
     stats: GenStats,
+    frugal: bool = False,
+    allowance: int | None = None,
 ) -> list[Sample]:
     rng = random.Random(sub_seed(seed, graph.graph_id, "k1"))
     options = applicable_plans(adapter, graph, rng)
     ctx = extraction_context(adapter, graph)
     budget = per_graph if per_graph is not None else len(options)
+    cap = CandidateBudget(allowance * max(1, budget)) if allowance is not None else None
     out: list[Sample] = []
     seen: set[str] = set()
     rounds = 0
@@ -231,6 +218,8 @@ def _single_samples(
                 attempts=attempts_for([t]),
                 stats=stats,
                 ctx=ctx,
+                frugal=frugal,
+                budget=cap,
             )
             if s is not None and s.sample_id not in seen:
                 seen.add(s.sample_id)
@@ -251,8 +240,11 @@ def _composite_samples(
     seed: int,
     draws: int,
     stats: GenStats,
+    frugal: bool = False,
+    allowance: int | None = None,
 ) -> list[Sample]:
     rng = random.Random(sub_seed(seed, graph.graph_id, f"k{k}"))
+    cap = CandidateBudget(allowance * max(1, draws)) if allowance is not None else None
     options = applicable_plans(adapter, graph, rng)
     root = graph.root
     assert root.ground_truth is not None
@@ -286,6 +278,8 @@ def _composite_samples(
             attempts=attempts_for(draw),
             stats=stats,
             ctx=ctx,
+            frugal=frugal,
+            budget=cap,
         )
         if s is not None:
             out.append(s)
@@ -302,9 +296,13 @@ def build_samples(
     seed: int = 42,
     per_graph: int | None = None,
     ref: WorldRef | None = None,
-    writer_temperature: float = 0.7,
+    writer_temperature: float | None = None,
     writer_instance: Writer | None = None,
     allow_same_family: bool = False,
+    concurrency: int = 1,
+    allowance: int | None = None,
+    on_graph: Callable[[IntentGraph, list[Sample]], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> tuple[list[Sample], dict[str, Any]]:
     """Generate-then-verify faulty opening requests over ``graphs``.
 
@@ -319,10 +317,21 @@ def build_samples(
         per_graph: k = 1: samples per graph (None = one per applicable type);
             k > 1: composite draws per graph (None = 1).
         ref: The world's reference, recorded on every sample (default: the graph's).
-        writer_temperature: Sampling temperature of an LLM writer.
+        writer_temperature: Sampling temperature of an LLM writer (None: the models file's,
+            else 0.7).
         writer_instance: An already built writer to reuse (``build_bundled`` shares one over
             k = 1, 2 and 4, so off-topic passages are not reused within a graph).
         allow_same_family: Accept two LLM extractors of one model family.
+        concurrency: Graphs built at once (language-model builds only; the template writer
+            keeps state across graphs and always builds one graph after the other).
+        allowance: Candidates per wanted sample of a graph (language-model builds; default
+            :data:`LLM_CANDIDATES_PER_SAMPLE`); the graph stops once it is spent.
+        on_graph: Receives each graph's samples as soon as they are verified (in graph order).
+        stop: Checked before each graph starts; True leaves the remaining graphs unbuilt.
+
+    A language-model build is *frugal* (free checks before paid calls, see
+    :func:`core.faults.generate.generate_sample`); a writer or extractor that fails rejects
+    that candidate and the build goes on.
 
     Every sample gets the split of its root's host task (:func:`task_splits`).
 
@@ -337,17 +346,34 @@ def build_samples(
     adapter = adapter_for(world)
     w = writer_instance or make_writer(writer, writer_temperature)
     ex = (make_extractor(extractors[0], 0), make_extractor(extractors[1], 1))
-    stats = GenStats()
-    samples: list[Sample] = []
-    for g in sorted(graphs, key=lambda g: g.graph_id):
-        if g.root.ground_truth is None:
-            continue
+    frugal = not isinstance(w, TemplateWriter) or is_llm_build("template", extractors)
+    if frugal and allowance is None:
+        allowance = LLM_CANDIDATES_PER_SAMPLE
+
+    splits = task_splits(world)
+
+    def stamp(g: IntentGraph, got: list[Sample]) -> list[Sample]:
+        return [
+            smp.model_copy(update={"split": split_of(splits, g.root), "world": ref or g.world})
+            for smp in got
+        ]
+
+    def one(g: IntentGraph) -> tuple[list[Sample], GenStats]:
+        st = GenStats()
         if k == 1:
-            samples += _single_samples(
-                adapter, g, writer=w, extractors=ex, seed=seed, per_graph=per_graph, stats=stats
+            got = _single_samples(
+                adapter,
+                g,
+                writer=w,
+                extractors=ex,
+                seed=seed,
+                per_graph=per_graph,
+                stats=st,
+                frugal=frugal,
+                allowance=allowance,
             )
         else:
-            samples += _composite_samples(
+            got = _composite_samples(
                 adapter,
                 g,
                 k=k,
@@ -355,18 +381,20 @@ def build_samples(
                 extractors=ex,
                 seed=seed,
                 draws=per_graph or 1,
-                stats=stats,
+                stats=st,
+                frugal=frugal,
+                allowance=allowance,
             )
-    splits = task_splits(world)
-    by_graph = {g.graph_id: g for g in graphs}
-    stamped = []
-    for smp in samples:
-        g = by_graph[smp.graph_id]
-        stamped.append(
-            smp.model_copy(
-                update={"split": split_of(splits, g.root), "world": ref or g.world},
-            )
-        )
+        return stamp(g, got), st
+
+    todo = [g for g in sorted(graphs, key=lambda g: g.graph_id) if g.root.ground_truth is not None]
+    stats = GenStats()
+    stamped: list[Sample] = []
+    report = (lambda g, res: on_graph(g, res[0])) if on_graph is not None else None
+    width = concurrency if frugal else 1
+    for got, st in map_graphs(todo, one, concurrency=width, on_graph=report, stop=stop):
+        stamped += got
+        stats.merge(st)
     stamped.sort(key=lambda s: s.sample_id)
     return stamped, gen_stats_dict(world.benchmark, k, len(graphs), stats)
 
@@ -374,6 +402,9 @@ def build_samples(
 def gen_stats_dict(benchmark: str, k: int, graphs: int, st: GenStats) -> dict[str, Any]:
     """JSON-ready generation statistics."""
     rejected = {s: st.rejected.get(s, 0) for s in ("1", "2", "3")}
+    extra: dict[str, Any] = {}
+    if st.llm_failures or st.plans_refused:  # language-model builds only (bundled stats unchanged)
+        extra = {"llm_failures": st.llm_failures, "plans_refused_before_writing": st.plans_refused}
     return {
         "benchmark": benchmark,
         "k": k,
@@ -388,72 +419,8 @@ def gen_stats_dict(benchmark: str, k: int, graphs: int, st: GenStats) -> dict[st
         "candidates_by_fault_type": dict(sorted(st.candidates_by_type.items())),
         "rejected_by_fault_type": dict(sorted(st.rejected_by_type.items())),
         "rejection_reasons": dict(sorted(st.reasons.items())),
+        **extra,
     }
-
-
-# ---------------------------------------------------------------------------------- files
-def _write_jsonl_gz(path: Path, rows: Iterable[str]) -> None:
-    buf = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
-        for r in rows:
-            gz.write(r.encode("utf-8") + b"\n")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(buf.getvalue())
-
-
-def write_graphs(path: Path, graphs: Sequence[IntentGraph]) -> None:
-    """Write graphs as canonical JSON lines (gzip, mtime 0)."""
-    _write_jsonl_gz(path, (canonical_json(g) for g in sorted(graphs, key=lambda g: g.graph_id)))
-
-
-def write_samples(path: Path, samples: Sequence[Sample]) -> None:
-    """Write samples as canonical JSON lines (gzip, mtime 0)."""
-    _write_jsonl_gz(path, (canonical_json(s) for s in sorted(samples, key=lambda s: s.sample_id)))
-
-
-def _read_jsonl_gz(path: Path) -> list[tuple[int, Any]]:
-    if not path.exists():
-        raise ConfigError("file is missing (run `driftbench build samples`)", file=path)
-    reader, fh = open_bounded(path, DOCUMENT)  # each line is one record (depth, values, size)
-    try:
-        raw = reader.read().decode("utf-8")
-    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
-        raise ConfigError(f"not a gzip JSON-lines file: {exc}", file=path) from exc
-    finally:
-        fh.close()
-    out = []
-    for i, line in enumerate(raw.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            out.append((i, json.loads(line)))
-        except ValueError as exc:
-            raise ConfigError(f"invalid JSON: {exc}", file=path, field=f"line {i}") from exc
-    return out
-
-
-def read_graphs(path: Path) -> list[IntentGraph]:
-    """Read a graphs file (ConfigError naming file and line/field on bad rows)."""
-    out = []
-    for i, obj in _read_jsonl_gz(path):
-        try:
-            out.append(IntentGraph.model_validate(obj))
-        except ValidationError as exc:
-            err = pydantic_error_to_config_error(exc, path)
-            raise ConfigError(err.detail, file=path, field=f"line {i}.{err.field}") from exc
-    return out
-
-
-def read_samples(path: Path) -> list[Sample]:
-    """Read a samples file (ConfigError naming file and line/field on bad rows)."""
-    out = []
-    for i, obj in _read_jsonl_gz(path):
-        try:
-            out.append(Sample.model_validate(obj))
-        except ValidationError as exc:
-            err = pydantic_error_to_config_error(exc, path)
-            raise ConfigError(err.detail, file=path, field=f"line {i}.{err.field}") from exc
-    return out
 
 
 # ---------------------------------------------------------------------------------- bundled

@@ -44,7 +44,14 @@ from core.errors import ConfigError, ProtocolError
 from core.model.actions import AgentAction
 from core.model.config import ProtocolConfig
 from core.model.episode import AgentView, EpisodeHeader, UserView
-from core.model.events import EpisodeStarted, LessonBookUsed, ReplyKind, ReplyRead, UserReplied
+from core.model.events import (
+    EpisodeStarted,
+    LessonBookUsed,
+    Repair,
+    ReplyKind,
+    ReplyRead,
+    UserReplied,
+)
 from core.model.intent import IntentGraph
 from core.model.persona import Persona
 from core.model.sample import Sample
@@ -176,7 +183,11 @@ def start(
         tools=tuple(t.name for t in world.tools()),
     )
     if lesson_book is not None:
-        em.emit(LessonBookUsed, **lesson_book)
+        fields = dict(lesson_book)
+        rejected = fields.pop("rejected", ())
+        em.emit(LessonBookUsed, **fields)
+        for reason, text in rejected:
+            em.emit(Repair, target="reflection", detail=f"rejected: {reason}", original=text)
     shifts.mark_due(em, cfg)
     log.append(eid, em.drain())
     if user_voice in ("template", "mute", HUMAN):  # LLM voices are built on first use

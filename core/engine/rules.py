@@ -31,6 +31,7 @@ from core.model.actions import AgentAction, Ask, EnvOp, Malformed, Propose
 from core.model.episode import Outcome, TerminationReason
 from core.model.events import (
     AgentActed,
+    Disclosure,
     EpisodeEnded,
     ForcedFinal,
     ObservationRecorded,
@@ -152,11 +153,14 @@ def say(
         em.emit(
             Repair, target=r.target, detail=r.detail, original=r.original, replacement=r.replacement
         )
+    disclosures = plan.disclosures()
+    if voice.name not in ("template", "mute") and not out.fallback and out.text.strip():
+        disclosures = _read_own_words(live, em, plan, out.text, disclosures)
     em.emit(
         UserReplied,
         reply_kind=plan.kind,
         text=out.text,
-        disclosures=plan.disclosures(),
+        disclosures=disclosures,
         asked=plan.asked,
         declined=plan.declined,
         repeated=plan.repeated,
@@ -164,6 +168,43 @@ def say(
         voice=voice_name or voice.name,
         intent_id=st.intent_id,
     )
+
+
+def _read_own_words(
+    live: LiveEpisode,
+    em: Emitter,
+    plan: user.ReplyPlan,
+    text: str,
+    planned: tuple[Disclosure, ...],
+) -> tuple[Disclosure, ...]:
+    """What a language-model voice's reply discloses, read from its words.
+
+    The same reader reads a person's reply (:func:`core.protocol.reply_reader.read_reply`);
+    a planned requirement the words do not state is not disclosed, and a requirement stated
+    that the plan did not allow (or a value other than the goal's) is recorded as a
+    ``voice_rejected`` repair. Context facts and rejection hints (not requirement values)
+    stay as planned.
+    """
+    from core.protocol.reply_reader import read_reply
+
+    reading = read_reply(text, live.state.current, live.world, asked=plan.asked)
+    said = set(reading.slots)
+    slots = {c.slot for c in live.state.current.conditions}
+    allowed = {d.slot for d in planned}
+    kept = tuple(d for d in planned if d.slot not in slots or d.slot in said)
+    unplanned = sorted(said - allowed)
+    wrong = [c.slot for c in reading.contradictions]
+    if unplanned or wrong:
+        detail = "; ".join(
+            x
+            for x in (
+                f"stated requirements it was not to disclose: {unplanned}" if unplanned else "",
+                f"stated other values than the goal's for: {wrong}" if wrong else "",
+            )
+            if x
+        )
+        em.emit(Repair, target="voice_rejected", detail=detail, original=text, replacement="")
+    return kept
 
 
 def after_exchange(live: LiveEpisode, em: Emitter, question: str, asked: Sequence[str]) -> None:

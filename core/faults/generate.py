@@ -7,13 +7,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from core.faults.extract import ExtractionContext, Extractor
+from core.errors import LLMError
+from core.faults.extract import Extraction, ExtractionContext, Extractor
 from core.faults.plan import FaultPlan, combined_readings, hidden_slots, mask_for
-from core.faults.verify import admit, check_extractions, check_strings
-from core.faults.writer import Writer
+from core.faults.verify import StepResult, admit, check_contract, check_extractions, check_strings
+from core.faults.writer import Writer, Written
 from core.graph.hosts.base import HostAdapter
 from core.model.base import content_hash
-from core.model.intent import IntentGraph
+from core.model.intent import Intent, IntentGraph
 from core.model.sample import FaultType, Sample, VerifierRecord
 
 ATTEMPTS_DEFAULT = 4
@@ -34,11 +35,15 @@ class GenStats:
     candidates_by_type: Counter[str] = field(default_factory=Counter)
     rejected_by_type: Counter[str] = field(default_factory=Counter)
     reasons: Counter[str] = field(default_factory=Counter)
+    llm_failures: int = 0
+    plans_refused: int = 0
 
     def merge(self, other: GenStats) -> None:
         """Add another counter set into this one."""
         self.candidates += other.candidates
         self.samples += other.samples
+        self.llm_failures += other.llm_failures
+        self.plans_refused += other.plans_refused
         for a, b in (
             (self.rejected, other.rejected),
             (self.by_fault_type, other.by_fault_type),
@@ -74,8 +79,18 @@ def generate_sample(
     attempts: int,
     stats: GenStats,
     ctx: ExtractionContext | None = None,
+    frugal: bool = False,
+    budget: CandidateBudget | None = None,
 ) -> Sample | None:
     """Try up to ``attempts`` (plan, variant) pairs until one passes all three steps.
+
+    With ``frugal`` (language-model writers and extractors) the free checks run before the
+    paid calls: admission (step 3, which depends on the plans only) before the text is
+    written, the string checks (step 2) before the extractors, and the second extractor only
+    when the first one honours the contract; a writer or extractor that fails
+    (:class:`~core.errors.LLMError`) rejects that candidate (``llm:`` reasons, counted in
+    ``llm_failures``) and the next attempt goes on. ``budget`` caps the candidates of the
+    whole graph.
 
     Args:
         adapter: Host hooks.
@@ -87,6 +102,8 @@ def generate_sample(
         attempts: Maximum texts to write.
         stats: Counters to update (candidates, rejections per step).
         ctx: Extraction context (computed when omitted).
+        frugal: Free checks first, failures tolerated (see above).
+        budget: The graph's remaining candidate allowance (None: unbounded).
 
     Returns:
         The verified sample, or None when every attempt was rejected.
@@ -101,26 +118,33 @@ def generate_sample(
     for attempt in range(attempts):
         plans = list(plan_options[attempt % len(plan_options)])
         key = _type_key(plans)
-        written = writer.write(adapter, root, plans, variant=base + attempt, rng=rng)
-        stats.candidates += 1
-        stats.candidates_by_type[key] += 1
-        # extractors answer the whole questionnaire: they are never told the planned fault
-        questionnaire = list(FaultType)
-        e1 = extractors[0].extract(written.text, adapter, root, questionnaire, ctx)
-        e2 = extractors[1].extract(written.text, adapter, root, questionnaire, ctx)
-        s1 = check_extractions(plans, e1, e2)
-        if not s1.ok:
-            stats.rejected["1"] += 1
-            stats.rejected_by_type[key] += 1
-            stats.reasons[f"1:{key}:{s1.reason[:80]}"] += 1
-            continue
-        s2 = check_strings(written.text, adapter, root, plans, written.surfaces)
-        if not s2.ok:
-            stats.rejected["2"] += 1
-            stats.rejected_by_type[key] += 1
-            stats.reasons[f"2:{s2.reason[:70]}"] += 1
-            continue
-        s3 = admit(adapter, root, truth, plans)
+        if budget is not None and not budget.take():
+            stats.reasons["budget:candidate allowance of the graph spent"] += 1
+            return None
+        if frugal:
+            found = _frugal_attempt(
+                adapter, root, plans, key, writer, extractors, rng, base + attempt, stats, ctx
+            )
+            if found is None:
+                continue
+            written, s3, e1, e2 = found
+        else:
+            written = writer.write(adapter, root, plans, variant=base + attempt, rng=rng)
+            stats.candidates += 1
+            stats.candidates_by_type[key] += 1
+            # extractors answer the whole questionnaire: they are never told the planned fault
+            questionnaire = list(FaultType)
+            e1 = extractors[0].extract(written.text, adapter, root, questionnaire, ctx)
+            e2 = extractors[1].extract(written.text, adapter, root, questionnaire, ctx)
+            s1 = check_extractions(plans, e1, e2)
+            if not s1.ok:
+                _reject(stats, "1", key, f"1:{key}:{s1.reason[:80]}")
+                continue
+            s2 = check_strings(written.text, adapter, root, plans, written.surfaces)
+            if not s2.ok:
+                _reject(stats, "2", key, f"2:{s2.reason[:70]}")
+                continue
+            s3 = admit(adapter, root, truth, plans)
         if not s3.ok:
             stats.rejected["3"] += 1
             stats.rejected_by_type[key] += 1
@@ -158,6 +182,78 @@ def generate_sample(
         stats.by_fault_type[key] += 1
         return sample
     return None
+
+
+def _reject(stats: GenStats, step: str, key: str, reason: str) -> None:
+    stats.rejected[step] += 1
+    stats.rejected_by_type[key] += 1
+    stats.reasons[reason] += 1
+
+
+def _frugal_attempt(
+    adapter: HostAdapter,
+    root: Intent,
+    plans: list[FaultPlan],
+    key: str,
+    writer: Writer,
+    extractors: tuple[Extractor, Extractor],
+    rng: random.Random,
+    variant: int,
+    stats: GenStats,
+    ctx: ExtractionContext,
+) -> tuple[Written, StepResult, Extraction, Extraction] | None:
+    """One candidate, free checks first; None when it was rejected (and counted)."""
+    truth = root.ground_truth
+    assert truth is not None
+    s3 = admit(adapter, root, truth, plans)  # depends on the plans only: no text needed
+    if not s3.ok:
+        stats.reasons[f"3:{s3.reason[:70]}"] += 1
+        stats.plans_refused += 1
+        return None
+    stats.candidates += 1
+    stats.candidates_by_type[key] += 1
+    try:
+        written = writer.write(adapter, root, plans, variant=variant, rng=rng)
+    except LLMError as exc:
+        stats.llm_failures += 1
+        _reject(stats, "1", key, f"llm:writer:{str(exc)[:60]}")
+        return None
+    s2 = check_strings(written.text, adapter, root, plans, written.surfaces)
+    if not s2.ok:
+        _reject(stats, "2", key, f"2:{s2.reason[:70]}")
+        return None
+    questionnaire = list(FaultType)
+    try:
+        e1 = extractors[0].extract(written.text, adapter, root, questionnaire, ctx)
+        why = check_contract(e1, plans)
+        if why is not None:
+            _reject(stats, "1", key, f"1:{key}:{why[:80]}")
+            return None
+        e2 = extractors[1].extract(written.text, adapter, root, questionnaire, ctx)
+    except LLMError as exc:
+        stats.llm_failures += 1
+        _reject(stats, "1", key, f"llm:extractor:{str(exc)[:60]}")
+        return None
+    s1 = check_extractions(plans, e1, e2)
+    if not s1.ok:
+        _reject(stats, "1", key, f"1:{key}:{s1.reason[:80]}")
+        return None
+    return written, s3, e1, e2
+
+
+class CandidateBudget:
+    """A graph's allowance of candidates (thread-safe: one graph is built on one thread)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def take(self) -> bool:
+        """Spend one candidate; False once the allowance is spent."""
+        if self.used >= self.limit:
+            return False
+        self.used += 1
+        return True
 
 
 def attempts_for(faults: Sequence[FaultType]) -> int:

@@ -37,22 +37,31 @@ WRITER_TEMPERATURE = 0.7
 """Default sampling temperature of the LLM writer (the reference's); extractors use 0."""
 
 
-def _client(spec: str, temperature: float | None = None, *, role: str) -> _Completer:
+def _client(
+    spec: str, temperature: float | None = None, *, role: str, default_temperature: float
+) -> _Completer:
     """A cached client (the store's response cache, like every other LLM call).
+
+    The models file's entry for the role (or the one naming this model) gives every setting
+    — cap, timeout, retries, endpoint, key variable, temperature; ``temperature`` overrides
+    the entry's, and ``default_temperature`` applies only when neither sets one.
 
     Args:
         spec: The model spec.
-        temperature: Override the spec's temperature.
+        temperature: Override the spec's temperature (None: the entry's, else the default).
         role: ``writer`` or ``extractor`` (its calls are priced under that role).
+        default_temperature: The role's temperature when nothing sets one.
     """
     from core.llm import make_client
-    from core.llm.types import ModelSpec
+    from core.llm.models import resolve_spec
     from core.paths import default_store_path
 
-    parsed = ModelSpec.parse(spec)
+    resolved = resolve_spec(spec, role)
     if temperature is not None:
-        parsed = parsed.model_copy(update={"temperature": temperature})
-    return make_client(parsed, cache_path=default_store_path(), role=role)
+        resolved = resolved.model_copy(update={"temperature": temperature})
+    elif "temperature" not in resolved.model_fields_set:
+        resolved = resolved.model_copy(update={"temperature": default_temperature})
+    return make_client(resolved, cache_path=default_store_path(), role=role)
 
 
 def same_model(a: str, b: str) -> bool:
@@ -277,11 +286,15 @@ class LLMWriter:
         self,
         spec: str,
         client: _Completer | None = None,
-        temperature: float = WRITER_TEMPERATURE,
+        temperature: float | None = None,
     ) -> None:
         self.name = spec
-        self.temperature = temperature
-        self.client = client or _client(spec, temperature, role="writer")
+        self.client = client or _client(
+            spec, temperature, role="writer", default_temperature=WRITER_TEMPERATURE
+        )
+        # a given client is any ChatModel: only a configured model's carries a spec
+        got = getattr(getattr(self.client, "spec", None), "temperature", temperature)
+        self.temperature = got if isinstance(got, float) else WRITER_TEMPERATURE
 
     def write(
         self,
@@ -401,7 +414,7 @@ class LLMExtractor:
 
     def __init__(self, spec: str, client: _Completer | None = None) -> None:
         self.name = spec
-        self.client = client or _client(spec, 0.0, role="extractor")
+        self.client = client or _client(spec, None, role="extractor", default_temperature=0.0)
 
     def extract(
         self,

@@ -22,6 +22,7 @@ import pandas as pd
 
 from core.errors import ConfigError
 from core.grip.judges.base import (
+    INVALID,
     JUDGE_ERROR,
     SAME,
     Judgment,
@@ -301,8 +302,17 @@ def _decode(value: Any) -> Any:
 def summarise(
     judgments: pd.DataFrame, frame: pd.DataFrame, keys: Sequence[str] = ("persona",)
 ) -> tuple[pd.DataFrame, pd.DataFrame | None, dict[str, Any]]:
-    """Turn judgments into the per-episode Identification rows and the Consistency pairs."""
+    """Turn judgments into the per-episode Identification rows and the Consistency pairs.
+
+    An *invalid* answer (no card letter, neither SAME nor DIFFERENT) is the judge's failure,
+    never a wrong label: it is excluded from Identification, agreement and Consistency and
+    counted per judge in ``judge_invalid`` (``grip`` exits 1 on it unless
+    ``--allow-judge-errors``).
+    """
     persona = dict(zip(frame["episode_id"], frame["persona"], strict=True))
+    bad = judgments["value"].map(lambda v: v == INVALID or v == JUDGE_ERROR)
+    invalid = {str(k): int(v) for k, v in judgments[bad].groupby("judge").size().items()}
+    judgments = judgments[~bad]
     ident = judgments[
         (judgments["task"] == "identification") & judgments["target_id"].isin(persona)
     ].copy()
@@ -311,6 +321,9 @@ def summarise(
         float(v == persona[e]) for e, v in zip(ident["episode_id"], ident["value"], strict=True)
     ]
     summary: dict[str, Any] = {"judges": _identification_summary(ident, persona)}
+    if invalid:  # reports without invalid answers keep their shape (golden files)
+        summary["judge_invalid"] = invalid
+        summary["judge_invalid_total"] = sum(invalid.values())
     wide = ident.pivot_table(index="episode_id", columns="judge", values="value", aggfunc="last")
     if wide.shape[1] >= 2:
         both = wide.dropna()

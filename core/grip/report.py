@@ -28,6 +28,7 @@ from core.grip.metrics import (
     metric_entry,
     parse_by,
 )
+from core.grip.model_health import health_table, model_health
 from core.grip.realism import role_realism, with_identification
 from core.grip.record import GRIP_VERSION
 from core.model.base import Strict, content_hash
@@ -51,10 +52,18 @@ class GripReport(Strict):
         default_factory=dict,
         description="Per run id: the paper's conditions it ran under (shifts on/off, faults).",
     )
+    model_health: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="LLM runs only: malformed, truncated, rejected and fallback counts, tokens "
+        "per episode and seconds per call (:mod:`core.grip.model_health`).",
+    )
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON shape of CLI.md."""
-        return self.model_dump(mode="json")
+        """The JSON shape of CLI.md (``model_health`` only when a run used a model)."""
+        out = self.model_dump(mode="json")
+        if out.get("model_health") is None:
+            out.pop("model_health", None)
+        return out
 
 
 def metric_definitions() -> list[dict[str, Any]]:
@@ -226,6 +235,7 @@ def build_report(
         cells=cells_json(cells, frame, keys),
         role_realism=_finite(realism.summary),
         conditions=run_conditions(store, run_ids),
+        model_health=_finite(model_health(store, run_ids)) or None,
     )
     if use_cache and not realism.summary.get("judge_errors_total"):
         # a report with failed judge calls is never cached: the next call asks again
@@ -294,4 +304,5 @@ def report_table(report: GripReport) -> str:
     )
     for rid, cond in report.conditions.items():
         head += f"\n  {rid}: shifts {cond['shifts']}, faults {cond['faults']}"
-    return head + "\n" + str(df.to_string(index=False))
+    health = health_table(report.model_health or [])
+    return head + "\n" + str(df.to_string(index=False)) + ("\n\n" + health if health else "")

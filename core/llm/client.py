@@ -1,348 +1,82 @@
-"""The real client: cache, retries and accounting around two transports.
+"""The real client: cache, in-flight sharing, limits and accounting around two transports.
 
-``openai/…@API_BASE`` calls go straight to the OpenAI-compatible endpoint
-(:mod:`core.llm.openai_http`); every other provider, streamed replies and litellm-only
-parameters go through litellm. Both paths share the cache key, the retry loop, the typed
-errors and the cost map.
+A call goes: response cache → identical request already in flight? → the endpoint's
+concurrency gate (:mod:`core.llm.endpoints`) → the transport (:mod:`core.llm.transport`:
+direct HTTP for ``openai/…@API_BASE``, else litellm) inside the retry loop
+(:mod:`core.llm.retry`, the same loop for blocking and async calls) → accounting (the cost
+ledger, the endpoint's speed meter).
 
 Failure semantics (shared by every role: agent, voice, interpreter, judges, writer, extractors):
 
 * a malformed provider reply (not JSON, an error body, no choices, no text and no tool calls,
   non-text content, broken tool calls, lone surrogates) is a *provider* fault: retried like a
   5xx, then an :class:`~core.errors.LLMError` — never a reply the caller must interpret;
-* ``Retry-After`` is honoured up to :data:`MAX_RETRY_AFTER_S`; a longer wait raises
-  :class:`ProviderUnavailable` at once (the runner pauses the run, resumably);
-* a :class:`CircuitBreaker` per client opens after :data:`BREAKER_THRESHOLD` consecutive failed
-  attempts; while open every call raises :class:`ProviderUnavailable` without contacting the
-  provider (so a hanging provider costs a bounded time, not minutes per episode);
+* a prompt that does not fit the model's context raises :class:`ContextOverflow` (never
+  retried as it is; the agent slides its window and asks again);
+* ``Retry-After`` and the circuit breaker: see :mod:`core.llm.retry`;
+* every call carries a completion cap (the spec's ``max_tokens``, else the role's default,
+  :func:`core.llm.models.completion_cap`) and a per-attempt timeout scaled to it
+  (:func:`core.llm.endpoints.timeout_for`);
 * every error text and reply is redacted of every key the process knows
-  (:mod:`core.llm.secrets`) before it leaves this module;
-* identical requests in flight at the same time share one provider call.
+  (:mod:`core.llm.secrets`) before it leaves this module.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
 import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from core.errors import ConfigError, LLMError
 from core.llm import ledger as cost_ledger
-from core.llm import openai_http
+from core.llm import openai_http, transport
 from core.llm.budget import reserve_for
 from core.llm.cache import ResponseCache, request_payload
+from core.llm.endpoints import Endpoint, endpoint_for, timeout_for
 from core.llm.env import load_litellm, provider_key_var
-from core.llm.models import current_config, resolve_spec
-from core.llm.openai_http import ProviderBadReply, ProviderFailure, direct_eligible
+from core.llm.messages import apply_system_role, normalize_messages
+from core.llm.models import current_config, resolve_spec, with_completion_cap
+from core.llm.openai_http import direct_eligible
+from core.llm.prices import ensure_priced
 from core.llm.reply_limits import check_reply
-from core.llm.secrets import known_secrets, redact
-from core.llm.types import (
-    ChatMessage,
-    DeltaCallback,
-    LLMResponse,
-    LLMStats,
-    ModelSpec,
-    ToolCall,
-    Usage,
-    is_offline_name,
+from core.llm.retry import (
+    BREAKER_COOLDOWN_S,
+    BREAKER_THRESHOLD,
+    MAX_BACKOFF_S,
+    MAX_RETRY_AFTER_S,
+    CircuitBreaker,
+    ContextOverflow,
+    ProviderUnavailable,
+    RetryPolicy,
+    attempts,
 )
+from core.llm.secrets import known_secrets, redact
+from core.llm.types import ChatMessage, DeltaCallback, LLMResponse, LLMStats, ModelSpec
+from core.llm.types import is_offline_name as is_offline_name
+
+__all__ = [
+    "BREAKER_COOLDOWN_S",
+    "BREAKER_THRESHOLD",
+    "LOCAL_PLACEHOLDER_KEY",
+    "MAX_BACKOFF_S",
+    "MAX_RETRY_AFTER_S",
+    "CircuitBreaker",
+    "ContextOverflow",
+    "LLMClient",
+    "ProviderUnavailable",
+    "apply_system_role",
+    "make_client",
+    "normalize_messages",
+]
 
 LOCAL_PLACEHOLDER_KEY = "sk-no-key-required"
 """Sent to a custom ``api_base`` without ``api_key_env``, so no real key leaks to it."""
 
-MAX_BACKOFF_S = 30.0
-"""Longest own backoff between two attempts."""
-
-MAX_RETRY_AFTER_S = 120.0
-"""Longest ``Retry-After`` honoured; a provider asking for more pauses the run instead."""
-
-BREAKER_THRESHOLD = 8
-"""Consecutive failed attempts (any call of one client) that open its circuit breaker."""
-
-BREAKER_COOLDOWN_S = 30.0
-"""How long an open breaker refuses calls before letting one through again."""
-
 RESERVED_PARAMS = frozenset({"api_key", "api_base", "base_url", "model", "messages", "tools"})
-
-_NOT_PROVIDER_DOWN = frozenset({400, 404, 413, 422})
-"""Statuses about one request (too long, bad parameter), not about the provider's health."""
-
-
-class ProviderUnavailable(LLMError):
-    """The provider is unusable for now: its breaker is open, or it asked to wait too long.
-
-    The runner stops the sweep (status ``paused``) instead of failing episode after episode;
-    the episode in flight ends as an ERROR and is played again on resume.
-    """
-
-
-class CircuitBreaker:
-    """Opens after ``threshold`` consecutive failed attempts; closes on the next success.
-
-    While open (for ``cooldown_s`` after the last failure) :meth:`check` raises
-    :class:`ProviderUnavailable`; then one call may try again (half-open).
-    """
-
-    def __init__(
-        self, threshold: int = BREAKER_THRESHOLD, cooldown_s: float = BREAKER_COOLDOWN_S
-    ) -> None:
-        self.threshold = threshold
-        self.cooldown_s = cooldown_s
-        self._lock = threading.Lock()
-        self._failures = 0
-        self._open_until = 0.0
-        self.last_error = ""
-
-    @property
-    def is_open(self) -> bool:
-        """Whether calls are refused now."""
-        with self._lock:
-            return self._failures >= self.threshold and time.monotonic() < self._open_until
-
-    def check(self, model: str) -> None:
-        """Raise :class:`ProviderUnavailable` while the breaker is open."""
-        if self.threshold > 0 and self.is_open:
-            raise ProviderUnavailable(
-                f"the provider failed {self._failures} times in a row (last: "
-                f"{self.last_error[:200]}); circuit breaker open — the run pauses, resume it "
-                "once the provider is back",
-                model=model,
-                retryable=True,
-            )
-
-    def success(self) -> None:
-        """Record a successful attempt (closes the breaker)."""
-        with self._lock:
-            self._failures = 0
-            self._open_until = 0.0
-
-    def failure(self, detail: str) -> None:
-        """Record a failed attempt."""
-        with self._lock:
-            self._failures += 1
-            self.last_error = detail
-            if self._failures >= self.threshold:
-                self._open_until = time.monotonic() + self.cooldown_s
-
-
-class _Attempt(NamedTuple):
-    status: int | None
-    retryable: bool
-    retry_after: float | None
-
-
-class _Route(NamedTuple):
-    """How one call travels: direct (``litellm`` is None) or through litellm."""
-
-    litellm: Any | None
-    where: openai_http.Endpoint | None
-    body: bytes
-    kwargs: dict[str, Any]
-    streamed: bool
-
-
-def normalize_messages(messages: Sequence[Mapping[str, Any] | ChatMessage]) -> list[dict[str, Any]]:
-    """Return messages as plain OpenAI dicts, checking each has a role.
-
-    Raises:
-        LLMError: (not retryable) when a message is malformed.
-    """
-    out: list[dict[str, Any]] = []
-    for index, msg in enumerate(messages):
-        if isinstance(msg, ChatMessage):
-            out.append(msg.to_openai())
-        elif isinstance(msg, Mapping) and isinstance(msg.get("role"), str):
-            out.append(dict(msg))
-        else:
-            raise LLMError(f"message {index} is not a chat message: {msg!r:.80}", retryable=False)
-    if not out:
-        raise LLMError("no messages to send", retryable=False)
-    return out
-
-
-def apply_system_role(messages: list[dict[str, Any]], system_role: str) -> list[dict[str, Any]]:
-    """Send system messages as ``system``, ``developer`` or merged into the first user turn.
-
-    ``user`` is for chat templates that reject a system role.
-
-    >>> apply_system_role([{"role": "system", "content": "S"},
-    ...                    {"role": "user", "content": "U"}], "user")[0]["content"].split()
-    ['S', 'U']
-    """
-    if system_role == "system" or not any(m.get("role") == "system" for m in messages):
-        return messages
-    if system_role == "developer":
-        return [{**m, "role": "developer"} if m.get("role") == "system" else m for m in messages]
-    texts = [str(m.get("content") or "") for m in messages if m.get("role") == "system"]
-    head = "\n\n".join(t for t in texts if t)
-    rest = [m for m in messages if m.get("role") != "system"]
-    if rest and rest[0].get("role") == "user" and isinstance(rest[0].get("content"), str):
-        rest[0] = {
-            **rest[0],
-            "content": f"{head}\n\n{rest[0]['content']}" if head else rest[0]["content"],
-        }
-    elif head:
-        rest.insert(0, {"role": "user", "content": head})
-    return rest
-
-
-def _classify(exc: BaseException, litellm: Any | None) -> _Attempt:
-    """Decide whether a failed attempt is worth retrying.
-
-    Args:
-        exc: What the attempt raised.
-        litellm: The litellm module when the call went through litellm; None on the direct
-            path, where anything but a :class:`ProviderFailure` is a bug, never retried.
-    """
-    if isinstance(exc, ProviderFailure):
-        return _Attempt(exc.status, exc.retryable, exc.retry_after)
-    if litellm is None:
-        return _Attempt(None, False, None)
-    ex = litellm.exceptions
-    status = getattr(exc, "status_code", None)
-    status = status if isinstance(status, int) else None
-    retry_after = None
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is not None:
-        try:
-            retry_after = float(headers.get("retry-after"))
-        except (TypeError, ValueError):
-            retry_after = None
-    if isinstance(exc, ex.Timeout):
-        return _Attempt(status or 408, True, retry_after)
-    if isinstance(exc, ex.RateLimitError):
-        return _Attempt(429, True, retry_after)
-    if isinstance(exc, (ex.BadRequestError, ex.AuthenticationError, ex.NotFoundError)):
-        return _Attempt(status, False, None)
-    if isinstance(exc, ex.APIConnectionError) and status is None:
-        return _Attempt(None, True, retry_after)
-    if status is not None:
-        return _Attempt(status, status in (408, 409, 425, 429) or status >= 500, retry_after)
-    return _Attempt(None, isinstance(exc, (ex.APIConnectionError, ex.APIError)), retry_after)
-
-
-_UNPRICED: set[str] = set()
-"""Models the local cost map does not know (their cost is 0.0); skips repeated failed lookups."""
-
-_PRICE_CHECKED: set[str] = set()
-_PRICE_LOCK = threading.Lock()
-
-
-def _ensure_priced(litellm: Any, model: str) -> None:
-    """Give a model the local cost map does not know an explicit zero price, once.
-
-    litellm prices every response; for an unmapped model (a local server's model) it searches
-    its whole cost map for a near match on every call, which costs more CPU than the rest of
-    the call. A zero-price entry makes that lookup direct; the cost stays 0.0 as before.
-    """
-    if model in _PRICE_CHECKED:
-        return
-    with _PRICE_LOCK:
-        if model in _PRICE_CHECKED:
-            return
-        _PRICE_CHECKED.add(model)
-        try:
-            litellm.get_model_info(model)
-            return  # priced (or at least mapped): leave litellm's entry alone
-        except Exception:  # noqa: BLE001 - unmapped models raise; anything else: same treatment
-            pass
-        try:
-            provider = litellm.get_llm_provider(model)[1]
-            litellm.register_model(
-                {
-                    model: {
-                        "input_cost_per_token": 0.0,
-                        "output_cost_per_token": 0.0,
-                        "litellm_provider": provider,
-                        "mode": "chat",
-                    }
-                }
-            )
-            _UNPRICED.add(model)
-        except Exception:  # noqa: BLE001 - pricing is an optimisation; never fail a call on it
-            return
-
-
-def _cost(litellm: Any, raw: Any, model: str) -> float:
-    """Cost from litellm's local cost map; 0.0 for models it does not know."""
-    hidden = getattr(raw, "_hidden_params", None)
-    value: Any = hidden.get("response_cost") if isinstance(hidden, dict) else None
-    if value is None and model not in _UNPRICED:
-        try:
-            value = litellm.completion_cost(completion_response=raw)
-        except Exception:  # unknown/local models are not in the cost map
-            _UNPRICED.add(model)
-    try:
-        cost = float(value) if value is not None else 0.0
-    except (TypeError, ValueError):
-        return 0.0
-    return cost if math.isfinite(cost) and cost > 0 else 0.0
-
-
-def _parse(litellm: Any, spec: ModelSpec, raw: Any, latency_ms: float) -> LLMResponse:
-    """A litellm reply as an :class:`LLMResponse`, checked as strictly as the direct path's.
-
-    Raises:
-        ProviderBadReply: No choice, no text and no tool calls, non-text content or broken
-            tool calls.
-    """
-    choices = getattr(raw, "choices", None)
-    if not isinstance(choices, list) or not choices:
-        raise ProviderBadReply("no choices")
-    choice = choices[0]
-    finish = getattr(choice, "finish_reason", None)
-    message = getattr(choice, "message", None)
-    if message is None:
-        raise ProviderBadReply("the first choice has no message")
-    text = openai_http.check_text(getattr(message, "content", None), "content")
-    calls: list[ToolCall] = []
-    raw_calls = getattr(message, "tool_calls", None)
-    if raw_calls is not None and not isinstance(raw_calls, list):
-        raise ProviderBadReply("tool_calls is not a list")
-    for index, call in enumerate(raw_calls or []):
-        function = getattr(call, "function", None)
-        name = getattr(function, "name", None)
-        if not isinstance(name, str) or not name:
-            raise ProviderBadReply(f"tool call {index} has no function name")
-        args = getattr(function, "arguments", None)
-        calls.append(
-            ToolCall(
-                id=getattr(call, "id", None) or f"call_{index}",
-                name=openai_http.check_text(name, "tool name"),
-                arguments=openai_http.check_text(args or "", "tool arguments"),
-            )
-        )
-    openai_http.check_completion(text, calls)
-    usage = getattr(raw, "usage", None)
-    return LLMResponse(
-        text=text,
-        tool_calls=calls,
-        usage=Usage(
-            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        ),
-        cost_usd=_cost(litellm, raw, spec.model),
-        cached=False,
-        priced=spec.model not in _UNPRICED and openai_http.priced(spec.model),
-        model=spec.model,
-        latency_ms=latency_ms,
-        finish_reason=finish if isinstance(finish, str) else None,
-    )
-
-
-def _supports(litellm: Any, model: str, param: str) -> bool:
-    """Whether litellm says the model's provider takes ``param`` (unknown: assume yes)."""
-    try:
-        supported = litellm.get_supported_openai_params(model=model)
-    except Exception:  # noqa: BLE001 - an unknown provider: let the provider decide
-        return True
-    return supported is None or param in supported
 
 
 class _Pending:
@@ -355,10 +89,11 @@ class _Pending:
 
 
 class LLMClient:
-    """The real model client: cache → transport (direct or litellm, with retries) → response.
+    """The real model client: cache → gate → transport (with retries) → response.
 
     Args:
-        spec: Which model to call and how.
+        spec: Which model to call and how (a spec without ``max_tokens`` gets the role's
+            completion cap).
         cache: Optional response cache; identical requests are then served from it.
         retry_backoff_s: First backoff; doubles each retry (capped at 30 s, jittered per
             request so concurrent callers spread out).
@@ -378,7 +113,7 @@ class LLMClient:
         read_cache: bool = True,
         breaker: CircuitBreaker | None = None,
     ) -> None:
-        self._spec = spec
+        self._spec = with_completion_cap(spec, role)
         self.cache = cache
         self.retry_backoff_s = retry_backoff_s
         self.role = role
@@ -401,6 +136,11 @@ class LLMClient:
         """A snapshot of the running totals."""
         with self._stats_lock:
             return self._stats.model_copy()
+
+    @property
+    def endpoint(self) -> Endpoint:
+        """This process's state of the model's endpoint (gate, measured speed)."""
+        return endpoint_for(self._spec)
 
     def __repr__(self) -> str:
         where = self.cache.path if self.cache is not None else None
@@ -445,16 +185,6 @@ class LLMClient:
             return os.environ[var]
         return LOCAL_PLACEHOLDER_KEY if spec.api_base else None
 
-    def _params(self, params: dict[str, Any]) -> dict[str, Any]:
-        bad = RESERVED_PARAMS.intersection(params)
-        if bad:
-            raise ConfigError(
-                "pass models and endpoints through ModelSpec; keys come from the environment",
-                file="LLMClient.complete",
-                field=sorted(bad)[0],
-            )
-        return params
-
     def _prepare(
         self,
         messages: Sequence[Mapping[str, Any] | ChatMessage],
@@ -462,38 +192,49 @@ class LLMClient:
         namespace: str,
         params: dict[str, Any],
     ) -> tuple[list[dict[str, Any]], dict[str, Any], str]:
-        self._params(params)
+        bad = RESERVED_PARAMS.intersection(params)
+        if bad:
+            raise ConfigError(
+                "pass models and endpoints through ModelSpec; keys come from the environment",
+                file="LLMClient.complete",
+                field=sorted(bad)[0],
+            )
         msgs = apply_system_role(normalize_messages(messages), self._spec.system_role)
         request = request_payload(self._spec, msgs, tools, params, namespace)
         key = ResponseCache.key_for(self._spec, msgs, tools, params, namespace)
         return msgs, request, key
 
-    def _kwargs(
-        self, msgs: list[dict[str, Any]], tools: list[dict[str, Any]] | None, params: dict[str, Any]
-    ) -> dict[str, Any]:
-        spec = self._spec
-        kwargs: dict[str, Any] = {
-            "model": spec.model,
-            "messages": msgs,
-            "timeout": spec.timeout_s,
-            # our own loop retries; litellm and the openai SDK must not retry underneath it
-            "num_retries": 0,
-            "max_retries": 0,
-        }
-        kwargs.update(openai_http.sampling_params(spec))
-        if spec.extra:  # sent as they are, as on the direct path (litellm would refuse some)
-            kwargs["allowed_openai_params"] = sorted(spec.extra)
-        if spec.api_base:
-            kwargs["api_base"] = spec.api_base
+    def _route(
+        self,
+        msgs: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        params: dict[str, Any],
+        streamed: bool,
+    ) -> transport.Route:
+        cap = params.get("max_tokens") or params.get("max_completion_tokens")
+        cap = cap if isinstance(cap, int) else self._spec.max_tokens
+        timeout_s = timeout_for(self._spec, self.endpoint.meter, cap)
         key = self._api_key()
-        if key is not None:
-            kwargs["api_key"] = key
-        if tools:
-            kwargs["tools"] = tools
-        kwargs.update(params)
-        if "seed" in kwargs and not _supports(load_litellm(), spec.model, "seed"):
-            kwargs.pop("seed")  # still part of the cache key; the provider would refuse it
-        return kwargs
+        return transport.route(self._spec, key, msgs, tools, params, streamed, timeout_s)
+
+    def _policy(self) -> RetryPolicy:
+        def on_retry() -> None:
+            with self._stats_lock:
+                self._stats.retries += 1
+
+        def on_failure() -> None:
+            with self._stats_lock:
+                self._stats.failures += 1
+
+        return RetryPolicy(
+            label=self._spec.label,
+            max_retries=self._spec.max_retries,
+            backoff_s=self.retry_backoff_s,
+            breaker=self.breaker,
+            redact=self._redact,
+            on_retry=on_retry,
+            on_failure=on_failure,
+        )
 
     # -- accounting --------------------------------------------------------------------------
     def _record(self, resp: LLMResponse) -> None:
@@ -508,6 +249,8 @@ class LLMClient:
                     completion_tokens=resp.usage.completion_tokens,
                     cached=resp.cached,
                     priced=resp.priced,
+                    truncated=resp.finish_reason == "length",
+                    latency_ms=0.0 if resp.cached else resp.latency_ms,
                 )
 
     def _from_cache(self, key: str, started: float) -> LLMResponse | None:
@@ -541,12 +284,15 @@ class LLMClient:
                 replace=not self.read_cache,
             )
 
-    def _account(self, resp: LLMResponse) -> None:
+    def _account(self, resp: LLMResponse, attempt_s: float) -> None:
+        self.endpoint.meter.observe(resp.usage.completion_tokens, attempt_s)
         with self._stats_lock:
             self._stats.calls += 1
             self._stats.prompt_tokens += resp.usage.prompt_tokens
             self._stats.completion_tokens += resp.usage.completion_tokens
             self._stats.cost_usd += resp.cost_usd
+            if resp.finish_reason == "length":
+                self._stats.truncated += 1
         self._record(resp)
 
     def _shared(self, resp: LLMResponse, started: float) -> LLMResponse:
@@ -566,50 +312,11 @@ class LLMClient:
 
     def _redact(self, text: str) -> str:
         secrets = known_secrets()
-        own = self._secret()
+        env = self._spec.api_key_env
+        own = os.environ.get(env) if env else None
         if own and own not in secrets:
             secrets.append(own)
         return redact(text, secrets)
-
-    def _attempt_failed(self, exc: Exception, litellm: Any | None, attempt: int, key: str) -> float:
-        """Return seconds to sleep before retrying, or raise the final LLMError."""
-        info = _classify(exc, litellm)
-        detail = self._redact(f"{type(exc).__name__}: {exc}")
-        if info.status not in _NOT_PROVIDER_DOWN:
-            self.breaker.failure(detail)
-        if info.retry_after is not None and info.retry_after > MAX_RETRY_AFTER_S:
-            with self._stats_lock:
-                self._stats.failures += 1
-            raise ProviderUnavailable(
-                f"the provider asked to wait {info.retry_after:g}s (Retry-After), more than "
-                f"the {MAX_RETRY_AFTER_S:g}s limit; the run pauses — resume it later "
-                f"({detail[:200]})",
-                model=self._spec.label,
-                status=info.status,
-                retryable=True,
-            ) from None
-        if info.retryable and attempt < self._spec.max_retries:
-            with self._stats_lock:
-                self._stats.retries += 1
-            base = self.retry_backoff_s * (2.0**attempt)
-            spread = 0.5 + 0.5 * (int(key[:4], 16) / 0xFFFF)
-            delay = min(base * spread, MAX_BACKOFF_S)
-            if info.retry_after is not None:
-                delay = max(delay, info.retry_after)
-            return delay
-        with self._stats_lock:
-            self._stats.failures += 1
-        tries = attempt + 1
-        raise LLMError(
-            f"{detail[:500]} (after {tries} attempt{'s' if tries > 1 else ''})",
-            model=self._spec.label,
-            status=info.status,
-            retryable=info.retryable,
-        ) from None
-
-    def _secret(self) -> str | None:
-        env = self._spec.api_key_env
-        return os.environ.get(env) if env else None
 
     def _count_provider_call(self) -> None:
         self.breaker.check(self._spec.label)
@@ -631,55 +338,9 @@ class LLMClient:
         if direct_eligible(self._spec, {}, False):
             openai_http.price(self._spec.model)
         else:
-            _ensure_priced(litellm, self._spec.model)
+            ensure_priced(litellm, self._spec.model)
 
-    # -- transports --------------------------------------------------------------------------
-    def _route(
-        self,
-        msgs: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None,
-        params: dict[str, Any],
-        streamed: bool,
-    ) -> _Route:
-        """Choose the direct path or litellm for one call and prepare what it sends."""
-        if direct_eligible(self._spec, params, streamed):
-            where = openai_http.endpoint(self._spec, self._api_key(), params)
-            body = openai_http.request_body(self._spec, msgs, tools, params)
-            return _Route(None, where, body, {}, streamed)
-        litellm = load_litellm()
-        _ensure_priced(litellm, self._spec.model)
-        return _Route(litellm, None, b"", self._kwargs(msgs, tools, params), streamed)
-
-    def _send(
-        self, route: _Route, msgs: list[dict[str, Any]], on_delta: DeltaCallback | None
-    ) -> Any:
-        """One attempt, blocking; returns the raw reply of the route's transport."""
-        if route.litellm is None:
-            assert route.where is not None
-            return openai_http.post(route.where, route.body)
-        if route.streamed:
-            return self._stream_sync(route.litellm, route.kwargs, msgs, on_delta)
-        return route.litellm.completion(**route.kwargs)
-
-    async def _asend(
-        self, route: _Route, msgs: list[dict[str, Any]], on_delta: DeltaCallback | None
-    ) -> Any:
-        """One attempt on the running event loop (see :meth:`_send`)."""
-        if route.litellm is None:
-            assert route.where is not None
-            return await openai_http.apost(route.where, route.body)
-        if route.streamed:
-            return await self._stream_async(route.litellm, route.kwargs, msgs, on_delta)
-        return await route.litellm.acompletion(**route.kwargs)
-
-    def _reply(self, route: _Route, raw: Any, started: float) -> LLMResponse:
-        latency_ms = (time.perf_counter() - started) * 1000
-        if route.litellm is None:
-            resp = openai_http.parse_reply(self._spec, raw, latency_ms)
-        else:
-            resp = _parse(route.litellm, self._spec, raw, latency_ms)
-        return self._clean(resp)
-
+    # -- the provider call: gate, retry loop, transport --------------------------------------
     def _provider_call(
         self,
         msgs: list[dict[str, Any]],
@@ -692,19 +353,31 @@ class LLMClient:
         started: float,
     ) -> LLMResponse:
         route = self._route(msgs, tools, params, streamed)
-        attempt = 0
+        gate = self.endpoint.gate
+        loop = attempts(self._policy(), key, route.litellm)
+        delay = next(loop)
         while True:
-            self._count_provider_call()
-            try:
-                resp = self._reply(route, self._send(route, msgs, on_delta), started)
-                break
-            except Exception as exc:  # provider failures become LLMError below
-                delay = self._attempt_failed(exc, route.litellm, attempt, key)
-                attempt += 1
+            if delay:
                 time.sleep(delay)
+            self._count_provider_call()
+            if gate is not None:
+                gate.acquire()
+            t0 = time.perf_counter()
+            try:
+                raw = transport.send(route, msgs, on_delta)
+                latency = (time.perf_counter() - started) * 1000
+                resp = self._clean(transport.reply(self._spec, route, raw, latency))
+            except Exception as exc:  # provider failures: the retry loop decides
+                delay = loop.send(exc)
+                continue
+            finally:
+                if gate is not None:
+                    gate.release()
+            break
+        loop.close()
         self.breaker.success()
         self._store(key, request, resp)
-        self._account(resp)
+        self._account(resp, time.perf_counter() - t0)
         return resp
 
     async def _aprovider_call(
@@ -719,20 +392,32 @@ class LLMClient:
         started: float,
     ) -> LLMResponse:
         route = self._route(msgs, tools, params, streamed)
-        attempt = 0
+        gate = self.endpoint.gate
+        loop = attempts(self._policy(), key, route.litellm)
+        delay = next(loop)
         while True:
-            self._count_provider_call()
-            try:
-                resp = self._reply(route, await self._asend(route, msgs, on_delta), started)
-                break
-            except Exception as exc:  # provider failures become LLMError below
-                delay = self._attempt_failed(exc, route.litellm, attempt, key)
-                attempt += 1
+            if delay:
                 await asyncio.sleep(delay)
+            self._count_provider_call()
+            if gate is not None:
+                await gate.aacquire()
+            t0 = time.perf_counter()
+            try:
+                raw = await transport.asend(route, msgs, on_delta)
+                latency = (time.perf_counter() - started) * 1000
+                resp = self._clean(transport.reply(self._spec, route, raw, latency))
+            except Exception as exc:  # provider failures: the retry loop decides
+                delay = loop.send(exc)
+                continue
+            finally:
+                if gate is not None:
+                    gate.release()
+            break
+        loop.close()
         self.breaker.success()
         if self.cache is not None:
             await asyncio.to_thread(self._store, key, request, resp)
-        self._account(resp)
+        self._account(resp, time.perf_counter() - t0)
         return resp
 
     # -- public API ------------------------------------------------------------------------
@@ -755,7 +440,7 @@ class LLMClient:
             stream: Stream the reply (text fragments go to ``on_delta`` as they arrive); the
                 returned response is the assembled whole either way.
             on_delta: Receives streamed text fragments (the whole text once on a cache hit).
-            **params: Extra litellm parameters (e.g. ``top_p``, ``seed``, ``mock_response``).
+            **params: Extra parameters (e.g. ``top_p``, ``seed``, ``response_format``).
 
         Returns:
             The reply with usage, cost and latency.
@@ -764,7 +449,8 @@ class LLMClient:
             LLMError: After ``spec.max_retries`` retries on retryable errors (429, 5xx,
                 timeouts, connection errors, malformed replies), or at once on others (400,
                 401, 404); :class:`ProviderUnavailable` when the breaker is open or the
-                provider asks to wait longer than :data:`MAX_RETRY_AFTER_S`.
+                provider asks to wait longer than :data:`MAX_RETRY_AFTER_S`;
+                :class:`ContextOverflow` when the prompt does not fit the model's context.
             ConfigError: When ``params`` try to set the model, endpoint or key.
         """
         started = time.perf_counter()
@@ -847,49 +533,6 @@ class LLMClient:
             raise
         finally:
             self._ainflight.pop(slot, None)
-
-    # -- streaming ---------------------------------------------------------------------------
-    @staticmethod
-    def _stream_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
-        out = dict(kwargs, stream=True)
-        out.setdefault("stream_options", {"include_usage": True})
-        return out
-
-    def _stream_sync(
-        self,
-        litellm: Any,
-        kwargs: dict[str, Any],
-        msgs: list[dict[str, Any]],
-        on_delta: DeltaCallback | None,
-    ) -> Any:
-        chunks = []
-        for chunk in litellm.completion(**self._stream_kwargs(kwargs)):
-            chunks.append(chunk)
-            _emit(chunk, on_delta)
-        return litellm.stream_chunk_builder(chunks, messages=msgs)
-
-    async def _stream_async(
-        self,
-        litellm: Any,
-        kwargs: dict[str, Any],
-        msgs: list[dict[str, Any]],
-        on_delta: DeltaCallback | None,
-    ) -> Any:
-        chunks = []
-        async for chunk in await litellm.acompletion(**self._stream_kwargs(kwargs)):
-            chunks.append(chunk)
-            _emit(chunk, on_delta)
-        return litellm.stream_chunk_builder(chunks, messages=msgs)
-
-
-def _emit(chunk: Any, on_delta: DeltaCallback | None) -> None:
-    if on_delta is None:
-        return
-    for choice in getattr(chunk, "choices", None) or []:
-        delta = getattr(choice, "delta", None)
-        text = getattr(delta, "content", None)
-        if isinstance(text, str) and text:
-            on_delta(text)
 
 
 def make_client(

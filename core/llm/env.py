@@ -111,3 +111,18 @@ def load_litellm() -> ModuleType:
 def litellm_loaded() -> bool:
     """Return whether :func:`load_litellm` has imported litellm in this process."""
     return _litellm is not None
+
+
+def module_locations(name: str) -> list[str]:
+    """The folders of an installed package, found without running its code ([] when absent)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    return list(spec.submodule_search_locations or []) if spec else []
+
+
+def module_installed(name: str) -> bool:
+    """Whether a module can be imported (found without running its code)."""
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None

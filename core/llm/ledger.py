@@ -27,7 +27,14 @@ from typing import Any
 ROLES = ("agent", "voice", "reflection", "interpreter", "judge", "writer", "extractor")
 """Every role a call can be attributed to (in display order)."""
 
-_FIELDS = ("calls", "provider_calls", "cached", "prompt_tokens", "completion_tokens")
+_FIELDS = (
+    "calls",
+    "provider_calls",
+    "cached",
+    "prompt_tokens",
+    "completion_tokens",
+    "truncated",
+)
 
 _CURRENT: contextvars.ContextVar[CostLedger | None] = contextvars.ContextVar(
     "driftbench_cost_ledger", default=None
@@ -53,8 +60,21 @@ class CostLedger:
         completion_tokens: int = 0,
         cached: bool = False,
         priced: bool = True,
+        truncated: bool = False,
+        latency_ms: float = 0.0,
     ) -> None:
-        """Record one answered call of ``role``."""
+        """Record one answered call of ``role``.
+
+        Args:
+            role: What the call was for.
+            cost_usd: What it cost (0.0 for cache hits).
+            prompt_tokens: Provider-reported input tokens.
+            completion_tokens: Provider-reported output tokens.
+            cached: Answered from the cache or a shared in-flight reply (no provider call).
+            priced: False when the cost map does not know the model.
+            truncated: The reply stopped at the completion cap (``finish_reason: length``).
+            latency_ms: Wall time of the provider call (0 for cache hits).
+        """
         with self._lock:
             row = self._rows.setdefault(role, _empty())
             row["calls"] += 1
@@ -65,6 +85,9 @@ class CostLedger:
                 row["prompt_tokens"] += prompt_tokens
                 row["completion_tokens"] += completion_tokens
                 row["cost_usd"] += cost_usd
+                row["seconds"] += latency_ms / 1000.0
+                if truncated:
+                    row["truncated"] += 1
                 if not priced:
                     row["unpriced_calls"] += 1
 
@@ -77,6 +100,7 @@ class CostLedger:
                 for key in (*_FIELDS, "unpriced_calls"):
                     row[key] += int(src.get(key) or 0)
                 row["cost_usd"] += float(src.get("cost_usd") or 0.0)
+                row["seconds"] += float(src.get("seconds") or 0.0)
 
     @property
     def total_usd(self) -> float:
@@ -85,9 +109,11 @@ class CostLedger:
             return sum(float(r["cost_usd"]) for r in self._rows.values())
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
-        """A copy: ``{role: {calls, provider_calls, cached, tokens…, cost_usd, unpriced_calls}}``.
+        """A copy of the rows, by role.
 
-        Roles with no call are absent.
+        Each row: calls, provider_calls, cached, prompt and completion tokens, cost_usd,
+        unpriced_calls, truncated and seconds (wall time of the provider calls). Roles with no
+        call are absent.
         """
         with self._lock:
             return {role: dict(row) for role, row in self._rows.items()}
@@ -106,6 +132,8 @@ def _empty() -> dict[str, Any]:
         "completion_tokens": 0,
         "cost_usd": 0.0,
         "unpriced_calls": 0,
+        "truncated": 0,
+        "seconds": 0.0,
     }
 
 

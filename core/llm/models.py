@@ -30,7 +30,9 @@ is :func:`configure` (the CLI calls it); forked workers inherit it, Ray workers 
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +40,7 @@ from pydantic import Field, ValidationError
 
 from core.errors import ConfigError
 from core.llm.secrets import register_key_env
-from core.llm.types import ModelSpec
+from core.llm.types import ModelSpec, is_reasoning_model
 from core.model.base import Strict
 from core.settings import settings
 
@@ -47,6 +49,45 @@ MAX_MODELS_FILE_BYTES = 1_000_000
 
 SINGLE_ROLES = ("agent", "voice", "interpreter", "reflection", "writer")
 LIST_ROLES = ("judges", "extractors")
+
+ROLE_MAX_TOKENS = {
+    "agent": 1024,
+    "reflection": 1024,
+    "voice": 256,
+    "interpreter": 256,
+    "judge": 512,
+    "writer": 512,
+    "extractor": 768,
+}
+"""The completion cap of a role whose spec names none (a server stops generating there, so an
+abandoned or rambling request never runs on)."""
+
+REASONING_MAX_TOKENS = 16384
+"""The cap of a reasoning model whose spec names none (its hidden reasoning counts too)."""
+
+
+def completion_cap(spec: ModelSpec, role: str) -> int:
+    """The completion cap a call of ``role`` sends: the spec's, else the role's default.
+
+    >>> completion_cap(ModelSpec(model="openai/x"), "voice")
+    256
+    >>> completion_cap(ModelSpec(model="openai/o3-mini"), "voice")
+    16384
+    >>> completion_cap(ModelSpec(model="openai/x", max_tokens=64), "agent")
+    64
+    """
+    if spec.max_tokens is not None:
+        return spec.max_tokens
+    if is_reasoning_model(spec.model):
+        return REASONING_MAX_TOKENS
+    return ROLE_MAX_TOKENS.get(role, 1024)
+
+
+def with_completion_cap(spec: ModelSpec, role: str) -> ModelSpec:
+    """``spec`` with its completion cap made explicit (every call then sends one)."""
+    if spec.max_tokens is not None:
+        return spec
+    return spec.model_copy(update={"max_tokens": completion_cap(spec, role)})
 
 
 class ModelsFile(Strict):
@@ -207,10 +248,13 @@ def resolve_spec(text: str | ModelSpec | None, role: str = "agent", **overrides:
         spec = text
     else:
         found = None
-        if text:
+        own = role_entry(role)
+        if text and own is not None and text.strip() in (own.label, own.model):
+            found = own  # the role's own entry first (one model may serve several roles)
+        elif text:
             found = cfg.models.find(text.strip()) if cfg.models is not None else None
         else:
-            found = role_entry(role)
+            found = own
         if found is None and not text:
             raise ConfigError(f"no model given for the {role} role", field=role)
         spec = found if found is not None else ModelSpec.parse(str(text))
@@ -229,3 +273,54 @@ def resolve_spec(text: str | ModelSpec | None, role: str = "agent", **overrides:
             raise ConfigError(str(first.get("msg")), file="model spec", field=loc) from None
     register_key_env(spec.api_key_env)
     return spec
+
+
+RUN_ROLES = ("agent", "voice", "interpreter", "reflection")
+"""The LLM roles of a sweep, whose settings are part of the run's identity."""
+
+
+def run_models(roles: Mapping[str, str | None]) -> dict[str, dict[str, Any]] | None:
+    """The settings of each LLM role a run uses, as stored in its spec.
+
+    Args:
+        roles: Role → the model spec string it uses (None or an offline name: not an LLM).
+
+    Returns:
+        Role → the full :class:`ModelSpec` (completion cap made explicit), or None when no
+        role is an LLM.
+    """
+    from core.llm.types import is_offline_name
+
+    out: dict[str, dict[str, Any]] = {}
+    for role, label in roles.items():
+        if not label or is_offline_name(label) or label in ("offline", "mute", "human"):
+            continue
+        spec = with_completion_cap(resolve_spec(label, role), role)
+        out[role] = spec.model_dump(mode="json")
+    return out or None
+
+
+@contextlib.contextmanager
+def run_config(models: Mapping[str, Mapping[str, Any]] | None) -> Iterator[LLMConfig]:
+    """Install a run's recorded role settings as the process's models for its duration.
+
+    Every client built while it is open (agent, voice, interpreter, reflection — in this
+    process and in forked workers) resolves to the settings the run was created with, so a
+    resumed run calls its models exactly as before, whatever the models file says now.
+    """
+    before = current_config()
+    if not models:
+        yield before
+        return
+    roles = {
+        role: ModelSpec.model_validate(dict(value))
+        for role, value in models.items()
+        if role in RUN_ROLES
+    }
+    base = before.models or ModelsFile()
+    cfg = before.model_copy(update={"models": base.model_copy(update=roles)})
+    use_config(cfg)
+    try:
+        yield cfg
+    finally:
+        use_config(before)

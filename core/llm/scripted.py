@@ -48,6 +48,7 @@ class ScriptedLLM:
         replies: Replies consumed one per call, or a function ``(messages, tools) -> reply``.
         model: The model name reported on responses.
         cycle: Start the list again when it runs out instead of raising.
+        spec: The whole spec to report (context window, cap …); default from ``model``.
 
     Raises (from ``complete``):
         LLMError: When the list is exhausted (not retryable), or when the scripted item is
@@ -60,8 +61,9 @@ class ScriptedLLM:
         *,
         model: str = "scripted/fake",
         cycle: bool = False,
+        spec: ModelSpec | None = None,
     ) -> None:
-        self._spec = ModelSpec(model=model)
+        self._spec = spec or ModelSpec(model=model)
         self._replies: list[ScriptedReply] | None = None
         self._responder: Responder | None = None
         if callable(replies):

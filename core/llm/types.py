@@ -100,6 +100,20 @@ class ModelSpec(Strict):
         description="Agent history (characters) kept before its window slides by whole turns "
         "(default 120 000); never sent.",
     )
+    context_tokens: int | None = Field(
+        default=None,
+        ge=256,
+        le=10_000_000,
+        description="The model's context window (tokens; e.g. llama.cpp's n_ctx): prompts are "
+        "fitted to it with room for the completion cap; never sent.",
+    )
+    concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        le=4096,
+        description="Requests in flight to this model's endpoint at once, over every client "
+        "and role of the process (None: unbounded); never sent.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -281,6 +295,9 @@ class LLMStats(StrictMutable):
     prompt_tokens: int = Field(default=0, description="Provider-reported input tokens.")
     completion_tokens: int = Field(default=0, description="Provider-reported output tokens.")
     cost_usd: float = Field(default=0.0, description="Money spent (cache hits cost nothing).")
+    truncated: int = Field(
+        default=0, description="Provider replies cut at the completion cap (finish 'length')."
+    )
     saved_usd: float = Field(default=0.0, description="Original cost of cache hits.")
 
 

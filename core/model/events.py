@@ -209,12 +209,23 @@ class ForcedFinal(_Event):
 class Repair(_Event):
     """A repair of something an agent or voice produced.
 
-    Targets: the forced-final format re-prompt, an LLM voice contradiction fix, or the tolerant
-    action parser's fix of an agent reply (``action_format``).
+    Targets: the forced-final format re-prompt, an LLM voice contradiction fix, the tolerant
+    action parser's fix of an agent reply (``action_format``; also a reply cut at the
+    completion cap, ``truncated: …``, and the window fitted to the model's context), an LLM
+    voice reply refused for echoing its prompt or a private line (``voice_rejected``), and an
+    A3 reflection whose lessons were rejected (``reflection``, recorded at the start of each
+    episode of the next generation).
     """
 
     kind: Literal["repair"] = "repair"
-    target: Literal["final_format", "voice_regenerate", "voice_fallback", "action_format"]
+    target: Literal[
+        "final_format",
+        "voice_regenerate",
+        "voice_fallback",
+        "action_format",
+        "voice_rejected",
+        "reflection",
+    ]
     detail: str = Field(description="What was wrong.")
     original: str = Field(default="", description="The rejected text.")
     replacement: str = Field(default="", description="What replaced it (if any).")

@@ -10,7 +10,7 @@ new name is a new run. How a run executes (backend, workers, cost guard) is a
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -107,6 +107,10 @@ def agent_of_spec_json(spec_json: str) -> str:
     return str(spec.get("agent") or OFFLINE_AGENT) if isinstance(spec, dict) else "?"
 
 
+TRANSPORT_FIELDS = frozenset({"timeout_s", "max_retries", "concurrency", "api_key_env"})
+"""Model settings about how calls travel, left out of a run's identity."""
+
+
 class RunSpec(Strict):
     """The identity of a sweep (everything that decides which episodes it contains)."""
 
@@ -141,10 +145,16 @@ class RunSpec(Strict):
         "k = 1 / 2 / 4 faults (None = every sample).",
     )
     split: str | None = Field(default=None, description="Only samples of this split.")
-    action_format: Literal["text", "tools"] | None = Field(
+    action_format: Literal["text", "tools", "json"] | None = Field(
         default=None,
-        description="LLM agents' action interface: the paper's text format (None/'text') or "
-        "native tool calling ('tools').",
+        description="LLM agents' action interface: the paper's text format (None/'text'), "
+        "native tool calling ('tools') or JSON-schema constrained replies ('json').",
+    )
+    models: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        description="The model settings of every LLM role the run uses (agent, voice, "
+        "interpreter, reflection): what each call sends and how, without keys. Part of the "
+        "identity, so a resumed run never mixes two settings (None: symbolic/template only).",
     )
     base_prompt: Literal["strategy-free", "premise"] | None = Field(
         default=None,
@@ -227,10 +237,16 @@ class RunSpec(Strict):
         exclude = {"name", "pinned_run_id", "interpreter"}
         exclude |= {
             f
-            for f in ("source", "split", "action_format", "faults", "base_prompt")
+            for f in ("source", "split", "action_format", "faults", "base_prompt", "models")
             if getattr(self, f) is None
         }
-        return self.model_dump(mode="json", exclude=exclude)
+        out = self.model_dump(mode="json", exclude=exclude)
+        if "models" in out:  # how calls travel (timeouts, retries, keys) never changes a reply
+            out["models"] = {
+                role: {k: v for k, v in entry.items() if k not in TRANSPORT_FIELDS}
+                for role, entry in out["models"].items()
+            }
+        return out
 
     def run_id(self) -> str:
         """Deterministic run id: ``run-`` + content hash of :meth:`identity` and the name.

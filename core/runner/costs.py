@@ -35,3 +35,30 @@ def run_ledger(store: Store, run_id: str) -> dict[str, dict[str, Any]]:
 def cost_split(store: Store, run_id: str) -> dict[str, Any]:
     """USD per role of ``run_id`` (``"unpriced"`` for a role whose model has no price)."""
     return split_view(run_ledger(store, run_id))
+
+
+def model_use(store: Store, run_id: str) -> dict[str, Any]:
+    """Tokens per ended episode and seconds per provider call of ``run_id`` (every role).
+
+    Returns:
+        ``{"tokens", "tokens_per_episode", "provider_calls", "seconds_per_call",
+        "truncated"}``; the per-episode and per-call values are None without calls.
+    """
+    ledger = run_ledger(store, run_id)
+    tokens = sum(
+        int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0)
+        for r in ledger.values()
+    )
+    calls = sum(int(r.get("provider_calls") or 0) for r in ledger.values())
+    seconds = sum(float(r.get("seconds") or 0.0) for r in ledger.values())
+    truncated = sum(int(r.get("truncated") or 0) for r in ledger.values())
+    (episodes,) = store.conn.execute(
+        "SELECT COUNT(*) FROM episodes WHERE run_id=? AND status='ended'", (run_id,)
+    ).fetchone()
+    return {
+        "tokens": tokens,
+        "tokens_per_episode": round(tokens / episodes, 1) if episodes and calls else None,
+        "provider_calls": calls,
+        "seconds_per_call": round(seconds / calls, 3) if calls else None,
+        "truncated": truncated,
+    }

@@ -28,6 +28,7 @@ from core.runner.bookkeeping import (
     Sweep,
     preload,
 )
+from core.runner.inflight import clear_board, write_board
 from core.runner.plan import SampleSource
 from core.runner.units import EpisodeRecord, play_llm_unit
 
@@ -53,6 +54,8 @@ def llm_processes(options: RunOptions, n_units: int, client_given: Any = None) -
 
         if not isinstance(client_given, LLMClient):
             return 1
+        if client_given.spec.concurrency is not None:
+            return 1  # an endpoint limit holds per process: one process keeps it exact
     if sys.platform == "win32":
         return 1
     cpus = options.workers or os.cpu_count() or 1
@@ -74,6 +77,10 @@ def run_llm(sw: Sweep, client: Any = None) -> str:
     """
     if sw.options.backend == "ray":
         return _run_llm_ray(sw, client)
+    if client is None:
+        from core.llm import make_client
+
+        client = make_client(sw.spec.agent, cache_path=sw.store.path)
     procs = llm_processes(sw.options, len(sw.units), client)
     limit = sw.options.max_cost_usd
     budget = CostBudget(limit, sw.prog.cost, shared=procs > 1) if limit is not None else None
@@ -83,10 +90,6 @@ def run_llm(sw: Sweep, client: Any = None) -> str:
 
 def _run_llm_local(sw: Sweep, client: Any, procs: int) -> str:
     """:func:`run_llm` in this process or forked ones (inside the sweep's spend limit)."""
-    if client is None:
-        from core.llm import make_client
-
-        client = make_client(sw.spec.agent, cache_path=sw.store.path)
     source = SampleSource(sw.store)
     preload(source, sw.spec, sw.units)
     if procs > 1:
@@ -130,6 +133,20 @@ async def _llm_loop(
     await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(units))))))
 
 
+def episode_concurrency(options: RunOptions, client: Any) -> int:
+    """Episodes played at once: the run's ``--concurrency``, at most the endpoint's limit.
+
+    A local server with one slot (``concurrency: 1`` in the models file) keeps one prompt in
+    its cache: episodes interleaved on it would evict each other's prefix on every call, so
+    they play one after another instead (each call then reuses its episode's prefix).
+    """
+    # any ChatModel may play (a scripted fake has no spec): only a model spec names a limit
+    limit = getattr(getattr(client, "spec", None), "concurrency", None)
+    if isinstance(limit, int) and limit > 0:
+        return max(1, min(options.concurrency, limit))
+    return options.concurrency
+
+
 async def _llm_main(sw: Sweep, client: Any, source: SampleSource) -> str:
     """One process: the episodes on the event loop, store writes and cancel checks on a thread."""
     writer = sw.writer()
@@ -138,8 +155,11 @@ async def _llm_main(sw: Sweep, client: Any, source: SampleSource) -> str:
     spent = {"usd": prog.cost}
     stop = asyncio.Event()
 
+    jobs = sw.store.path.parent / "jobs"
+
     def housekeeping() -> None:  # runs on a thread: SQLite never blocks the loop
         writer.flush()
+        write_board(jobs, sw.spec.run_id())
         if not status["value"] and prog.cancelled():
             status["value"] = STATUS_CANCELLED
 
@@ -166,7 +186,7 @@ async def _llm_main(sw: Sweep, client: Any, source: SampleSource) -> str:
             sw.units,
             client,
             source,
-            options.concurrency,
+            episode_concurrency(options, client),
             on_records,
             lambda: bool(status["value"]),
         )
@@ -174,6 +194,7 @@ async def _llm_main(sw: Sweep, client: Any, source: SampleSource) -> str:
         stop.set()
         await flush_task
         await asyncio.to_thread(writer.flush)
+        clear_board(jobs, sw.spec.run_id())
     return status["value"]
 
 
@@ -196,10 +217,29 @@ def _llm_child(
             except Exception:  # noqa: BLE001 - a litellm without that cache: nothing to drop
                 pass
 
+        jobs = sw.store.path.parent / "jobs"
+        run_id = sw.spec.run_id()
+
         def on_records(records: list[EpisodeRecord]) -> None:
             out.put(("records", [r.to_wire() for r in records if r.write]))
+            write_board(jobs, run_id)
 
-        asyncio.run(_llm_loop(sw, units, client, source, concurrency, on_records, stop.is_set))
+        async def main() -> None:
+            async def board() -> None:  # this child's episodes in flight, for the Runs page
+                while True:
+                    await asyncio.to_thread(write_board, jobs, run_id)
+                    await asyncio.sleep(WRITE_INTERVAL_S * 4)
+
+            task = asyncio.create_task(board())
+            try:
+                await _llm_loop(sw, units, client, source, concurrency, on_records, stop.is_set)
+            finally:
+                task.cancel()
+
+        try:
+            asyncio.run(main())
+        finally:
+            clear_board(jobs, run_id)
         out.put(("end", None))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which re-raises
         out.put(("end", f"{type(exc).__name__}: {exc}"))

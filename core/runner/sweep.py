@@ -112,7 +112,9 @@ def run_sweep(
     existing = [r for r in store.list_runs() if r["name"] == name and r["run_id"] != run_id]
     if existing:
         raise ConfigError(f"run name {name!r} is taken by a different spec", field="--name")
-    with RunLock(store.path, run_id) as lock, sigterm_interrupts():
+    from core.llm.models import run_config
+
+    with RunLock(store.path, run_id) as lock, sigterm_interrupts(), run_config(spec.models):
         lock.acquire(name)
         return _run_owned(store, spec, options, client, t0)
 

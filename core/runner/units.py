@@ -35,11 +35,13 @@ from core.llm.budget import BudgetExhausted
 from core.llm.client import ProviderUnavailable
 from core.llm.ledger import CostLedger, as_role, recording
 from core.llm.types import ChatModel
+from core.model.cache import LockedLRU
 from core.model.episode import Outcome
 from core.model.intent import IntentGraph
 from core.model.persona import Persona
 from core.model.run import EpisodeKey, RunSpec
 from core.model.sample import Sample
+from core.runner.inflight import BOARD, TrackedLog
 from core.runner.plan import SampleSource, entity_words, literal_intent
 
 EventRow = tuple[int, str, int, str]
@@ -276,8 +278,13 @@ def play_symbolic_unit(
             askbook=book,
             costs=costs,
         )
-        episode.run(log, eid, agent, world_loader=loader)
-        res.records.append(_record(log, key, kid, eid, 0.0, kid not in skip))
+        spent = CostLedger()  # an LLM voice or interpreter beside a symbolic agent
+        with recording(spent):
+            episode.run(log, eid, agent, world_loader=loader)
+        rec = _record(log, key, kid, eid, spent.total_usd, kid not in skip)
+        if spent:
+            rec.cost_by_role = spent.to_dict()
+        res.records.append(rec)
         if evolving:
             in_gen += 1
             if in_gen >= size:  # a generation ends: its episodes' counts enter the book
@@ -287,12 +294,39 @@ def play_symbolic_unit(
     return res
 
 
+def reflector(client: ChatModel) -> ChatModel:
+    """The model A3 reflects with: the models file's ``reflection`` entry, else the agent's.
+
+    The run installs its recorded settings as the models file (:func:`core.llm.models.
+    run_config`), so a resumed run reflects with the same model and settings.
+    """
+    from core.llm.models import role_entry
+
+    entry = role_entry("reflection")
+    # the agent's client is any ChatModel: only a configured model's carries a spec / cache
+    if entry is None or entry.label == getattr(getattr(client, "spec", None), "label", None):
+        return client
+    from core.llm import make_client
+
+    cache = getattr(client, "cache", None)  # a scripted ChatModel has no response cache
+    key = (entry.model_dump_json(), str(getattr(cache, "path", "")))
+    found = _REFLECTORS.get(key)
+    if found is None:
+        found = make_client(entry, cache_path=getattr(cache, "path", None), role="reflection")
+        _REFLECTORS.put(key, found)
+    return found
+
+
+_REFLECTORS: LockedLRU[tuple[str, str], ChatModel] = LockedLRU(8)
+"""The reflection entry (and cache) → its client, shared by a sweep's episodes."""
+
+
 def _reflect(
     book: LessonBook, client: ChatModel, digests: list[dict[str, Any]], into: CostLedger
 ) -> None:
     """A3's reflection on a thread, its calls attributed to the ``reflection`` role."""
     with recording(into), as_role("reflection"):
-        book.reflect(client, digests)
+        book.reflect(reflector(client), digests)
 
 
 def _charge(rec: EpisodeRecord, extra: CostLedger) -> None:
@@ -343,7 +377,7 @@ async def play_llm_unit(
         dig: dict[str, Any] | None = None
         spent = CostLedger()
         for attempt in range(max_attempts):
-            log = InMemoryEventLog()
+            log = TrackedLog(key.run_id)  # visible on the Runs page while it plays
             with recording(spent):
                 eid, sample, graph, agent, loader = _open(
                     log,
@@ -366,6 +400,7 @@ async def play_llm_unit(
             elif isinstance(exc, LLMError) and exc.retryable and attempt + 1 < max_attempts:
                 await asyncio.sleep(backoff_s * (2**attempt))
                 continue
+            BOARD.drop(eid)
             cost = spent.total_usd if spent else agent.cost_usd
             rec = _record(log, key, kid, eid, cost, kid not in skip)
             rec.cost_by_role, rec.halt = spent.to_dict(), halted

@@ -177,6 +177,10 @@ def _flat(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+EXPORT_MARKER = ".driftbench-study-export"
+"""The file that marks a folder ``studies export`` wrote (a later export may write into it)."""
+
+
 def export_study(store: Store, study: str, fmt: str, out: Path) -> list[Path]:
     """Write every table of a study to ``out`` (a folder, created) in ``fmt``; return the files.
 
@@ -190,6 +194,10 @@ def export_study(store: Store, study: str, fmt: str, out: Path) -> list[Path]:
         raise ConfigError("--out must be a folder", file=out, field="out")
     tables = study_tables(store, study)
     out.mkdir(parents=True, exist_ok=True)
+    (out / EXPORT_MARKER).write_text(
+        "A folder written by `driftbench studies export`; exporting again rewrites it.\n",
+        encoding="utf-8",
+    )
     files = []
     for name in TABLES:
         rows = tables[name]

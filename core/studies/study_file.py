@@ -21,11 +21,11 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import Field, ValidationError, model_validator
 
 from core.errors import ConfigError, pydantic_error_to_config_error
 from core.model.base import Strict
+from core.model.bounds import load_yaml
 from core.store import Store
 from core.studies.models import LabelKind, StudyCondition, StudyRole, StudySpec
 
@@ -93,12 +93,7 @@ class StudyFile(Strict):
 
 def load_study_file(path: Path) -> StudyFile:
     """Read and validate ``STUDY.yaml`` (ConfigError naming the file and the field)."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror}", file=path) from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"not valid YAML: {exc}", file=path) from exc
+    data = load_yaml(path, what="study file")  # size-capped, no anchors or aliases
     return parse_study(data, file=str(path))
 
 

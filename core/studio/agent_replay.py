@@ -10,13 +10,18 @@ the response cache.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.agents.base import Agent, EpisodeBinding
+from core.agents.base import Agent, AgentBase, EpisodeBinding
 from core.agents.factory import build_agent
+from core.agents.llm_agent import LLMAgent
+from core.agents.wire import ActionRepair
 from core.engine.eventlog import EventLog
 from core.errors import ConfigError
+from core.model.actions import AgentAction
+from core.model.episode import AgentView
 from core.model.events import AgentActed, EpisodeStarted, Event, TurnStarted
 from core.protocol.state import EpisodeState, evolve
 from core.protocol.views import agent_view as build_agent_view
@@ -69,6 +74,10 @@ def rebuild_agent(log: EventLog, episode_id: str, *, client: Any = None) -> Rebu
         client=client,
         costs=header.config.costs(),
     )
+    if client is not None and isinstance(agent, LLMAgent):
+        from core.studio.providers import STUDIO_ACTION_FORMAT
+
+        agent.action_format = STUDIO_ACTION_FORMAT
     prefix = _PrefixLog(log)
     feed = prefix if agent.privileged else None  # ordinary agents: the agent view only
     agent.bind(EpisodeBinding(episode_id=episode_id, feed=feed, seed=header.seed))
@@ -86,3 +95,54 @@ def rebuild_agent(log: EventLog, episode_id: str, *, client: Any = None) -> Rebu
         evolve(state, ev)
     prefix.limit = None
     return out
+
+
+class NarratedAgent(AgentBase):
+    """An agent that tells a callback about each action as it is taken (the page's progress).
+
+    Every life-cycle hook is forwarded unchanged, so the episode is the same with or without
+    the narration.
+    """
+
+    def __init__(self, inner: Agent, on_action: Callable[[AgentAction], None]) -> None:
+        self.inner = inner
+        self.on_action = on_action
+        self.spec = inner.spec
+        self.privileged = inner.privileged
+
+    @property
+    def cost_usd(self) -> float:  # type: ignore[override]
+        """The wrapped agent's spend."""
+        return float(self.inner.cost_usd)
+
+    def bind(self, ctx: EpisodeBinding) -> None:
+        """Bind the wrapped agent."""
+        self.inner.bind(ctx)
+
+    def act(self, view: AgentView) -> AgentAction:
+        """The wrapped agent's action, reported once taken."""
+        action = self.inner.act(view)
+        self.on_action(action)
+        return action
+
+    def pop_repairs(self) -> list[ActionRepair]:
+        """The wrapped agent's repairs."""
+        return self.inner.pop_repairs()
+
+    def observe_end(self, view: AgentView) -> None:
+        """Let the wrapped agent see the end."""
+        self.inner.observe_end(view)
+
+
+def describe_action(action: Any) -> str:
+    """One line saying what an agent did, for a person watching it work."""
+    kind = getattr(action, "kind", "")
+    if kind == "env":
+        call = action.action
+        args = ", ".join(f"{k}={v!r}" for k, v in call.args.items())
+        return f"used a tool: {call.tool}({args})"[:200]
+    if kind == "ask":
+        return f"wrote to you: {action.text}"[:200]
+    if kind == "propose":
+        return f"gave its answer: {action.text}"[:200]
+    return "wrote something that is not a valid action (it is recorded as malformed)"

@@ -17,7 +17,7 @@ The user page's view lives in :mod:`core.studio.user_play_view`, the agent page'
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any, Literal
 
 from core.agents.methods import method_spec
@@ -33,7 +33,7 @@ from core.model.episode import AgentView, UserView
 from core.model.sampling import draw_sample
 from core.runner.plan import SampleSource
 from core.store import Store
-from core.studio.agent_replay import RebuiltAgent, rebuild_agent
+from core.studio.agent_replay import NarratedAgent, RebuiltAgent, rebuild_agent
 from core.studio.blind import hidden_refusal, hidden_samples
 from core.studio.play_worlds import episode_loader as _loader
 from core.studio.play_worlds import remember as _remember
@@ -388,12 +388,20 @@ def agent_play_step(log: EventLog, episode_id: str, action: AgentAction) -> Agen
     return episode.step(log, episode_id, action, world_loader=_loader(log, episode_id))
 
 
-def advance(log: EventLog, episode_id: str, *, client: Any = None) -> UserView:
+def advance(
+    log: EventLog,
+    episode_id: str,
+    *,
+    client: Any = None,
+    on_action: Callable[[Any], None] | None = None,
+) -> UserView:
     """Let the agent act until it waits for the human user (or the episode ends).
 
     Every action is stored by the engine before this returns the user view. The agent plays
     through the one episode driver, so an agent that raises — now or while being rebuilt from
-    its past turns — ends the episode with its error recorded (outcome ERROR).
+    its past turns — ends the episode with its error recorded (outcome ERROR). ``on_action``
+    hears of each new action as it is taken (the page shows the model's progress while it
+    works).
     """
     loader = _loader(log, episode_id)
     view = episode.agent_view(log, episode_id, world_loader=loader)
@@ -405,7 +413,8 @@ def advance(log: EventLog, episode_id: str, *, client: Any = None) -> UserView:
         except Exception as exc:  # noqa: BLE001 - a failing agent ends the episode as ERROR
             episode.abort_for(log, episode_id, exc)
             return episode.user_view(log, episode_id, world_loader=loader)
-        episode.run(log, episode_id, rebuilt.agent, world_loader=loader)
+        agent = rebuilt.agent if on_action is None else NarratedAgent(rebuilt.agent, on_action)
+        episode.run(log, episode_id, agent, world_loader=loader)
     return episode.user_view(log, episode_id, world_loader=loader)
 
 

@@ -28,12 +28,14 @@ from types import FrameType
 
 from core.agents.base import Agent
 from core.agents.factory import build_agent
+from core.agents.llm_agent import LLMAgent
 from core.construction.worlds import episode_world_loader, resolve_sample_world, sample_world_loader
 from core.engine import episode
 from core.errors import ConfigError, ProtocolError
 from core.model.config import ProtocolConfig
 from core.model.episode import TerminationReason
 from core.model.intent import IntentGraph
+from core.model.run import is_symbolic_agent
 from core.model.sample import Sample
 from core.paths import PROJECT_ROOT
 from core.runner.plan import literal_intent
@@ -58,8 +60,13 @@ def start_watched(
     seed: int,
     *,
     config: ProtocolConfig | None = None,
+    agent: str = "symbolic",
 ) -> str:
-    """Create a symbolic-agent episode (template voice) and return its id (no action yet)."""
+    """Create an episode (template voice) and return its id (no action yet).
+
+    ``agent`` is ``symbolic`` or a model spec (e.g. the models file's agent); the worker
+    builds the LLM policy from the episode's header.
+    """
     sample, graph = load_sample(store, sample_id)
     world = resolve_sample_world(store, sample, graph).world  # refused when missing or changed
     return episode.start(
@@ -67,7 +74,7 @@ def start_watched(
         sample,
         persona,
         seed,
-        "symbolic",
+        agent,
         config,
         graph=graph,
         method=method,
@@ -76,7 +83,7 @@ def start_watched(
 
 
 def make_episode_agent(store: Store, episode_id: str) -> Agent:
-    """Build the (symbolic) policy of an episode from its header and stored events.
+    """Build the policy of an episode (symbolic, or LLM for a model spec) from its header.
 
     The driver binds it to the episode (events, and the truth probe for privileged methods).
 
@@ -89,12 +96,23 @@ def make_episode_agent(store: Store, episode_id: str) -> Agent:
     sample, graph = load_sample(store, header.sample_id)
     loader = episode_world_loader(store, store, episode_id)
     world = loader(header.benchmark)
-    return build_agent(
+    client = None
+    if not is_symbolic_agent(header.agent):
+        from core.studio.providers import play_client
+
+        client = play_client(header.agent, store.path)
+    agent = build_agent(
         header.method,
         world=world,
         literal=literal_intent(sample, graph),
         costs=header.config.costs(),
+        client=client,
     )
+    if isinstance(agent, LLMAgent):
+        from core.studio.providers import STUDIO_ACTION_FORMAT
+
+        agent.action_format = STUDIO_ACTION_FORMAT
+    return agent
 
 
 def _outcome(state: episode.EpisodeState) -> str:

@@ -153,10 +153,21 @@ def llm_pair(specs: str, cache_path: Path | None = None) -> list[LLMJudge]:
         ConfigError: Unless exactly two model specs are given (names the ``--judges`` field).
     """
     from core.llm import make_client
-    from core.llm.models import role_label
+    from core.llm.models import role_entry, role_label
 
     parts = [p.strip() for p in specs.split(",") if p.strip()]
     if parts == ["models"]:
+        entries = [role_entry("judges", 0), role_entry("judges", 1)]
+        first, second = entries
+        if first is not None and second is not None:
+            # each judge with its own entry (two entries may name the same model)
+            names = [first.label, second.label]
+            if names[0] == names[1]:
+                names = [f"{names[0]}#1", f"{names[1]}#2"]
+            return [
+                LLMJudge(name, make_client(entry, cache_path=cache_path, role="judge"))
+                for name, entry in zip(names, (first, second), strict=True)
+            ]
         parts = [p for p in (role_label("judges", 0), role_label("judges", 1)) if p]
     if len(parts) != 2:
         raise ConfigError(

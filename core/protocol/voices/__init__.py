@@ -31,6 +31,8 @@ class VoiceOutput:
 
     text: str
     repairs: tuple[VoiceRepair, ...] = field(default=())
+    fallback: bool = False
+    """The text is the fixed template line (its disclosures are the plan's, exactly)."""
 
 
 class Voice(Protocol):

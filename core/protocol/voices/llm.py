@@ -1,9 +1,18 @@
 """The LLM voice: phrases reply plans through :mod:`core.llm`.
 
 The model is shown only what code decided to disclose (the facts to say) plus private
-instructions tagged ``[PRIVATE]``. A reply that contradicts the executable verdict (sounds
-accepting on a rejection or rejecting on an acceptance) is regenerated once with the verdict as
-a constraint, then replaced by a fixed template line; both repairs are returned for recording.
+instructions tagged ``[PRIVATE]``. Every reply is checked against what it may say:
+
+* it must not echo its prompt — a ``[PRIVATE]`` tag or line, a prompt label (``Say:``,
+  ``Rules:`` …), or eight words in a row from the persona description or the private
+  instructions (:func:`echo_problem`);
+* it must not contradict the executable verdict (sound accepting on a rejection or rejecting
+  on an acceptance).
+
+A reply that fails is regenerated once with the problem as a constraint, then replaced by a
+fixed template line; every repair is returned for recording (``voice_rejected``,
+``voice_regenerate``, ``voice_fallback``). What the reply then discloses is read from its
+words by the engine (:func:`core.engine.rules.say`), with the same reader as a person's.
 """
 
 from __future__ import annotations
@@ -45,6 +54,43 @@ _NOTE_TASKS = {
     "nothing_else": "say that is everything you need; give no facts",
 }
 MAX_CHARS = 600
+
+ECHO_WORDS = 8
+"""Words in a row shared with the persona description or a private line that make an echo."""
+
+_LABELS = re.compile(
+    r"(\[\s*private|private\s*\]|^\s*(say|rules|who you are|your manner|write your reply)\s*:|"
+    r"what your reply must do|the assistant's last message was|write your reply now)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def _grams(text: str, n: int) -> set[tuple[str, ...]]:
+    words = _WORD.findall(text.lower())
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def echo_problem(text: str, private: list[str], n: int = ECHO_WORDS) -> str | None:
+    """What makes ``text`` an echo of its prompt, or None.
+
+    Args:
+        text: The voice's reply.
+        private: Prompt texts the customer must never repeat (the persona description, the
+            private instruction lines).
+        n: Words in a row that count as repeating.
+
+    >>> echo_problem("[PRIVATE] Say: nothing", [])
+    'a private tag or prompt label'
+    >>> echo_problem("I want it in blue, size nine.", ["Prefers blue things above all else"])
+    """
+    if _LABELS.search(text):
+        return "a private tag or prompt label"
+    said = _grams(text, n)
+    for source in private:
+        if said & _grams(source, n):
+            return f"{n} words in a row from the prompt"
+    return None
 
 
 class _Model(Protocol):
@@ -115,21 +161,48 @@ class LLMVoice:
         resp = self.model.complete(msgs)
         return " ".join(str(getattr(resp, "text", resp)).split())[:MAX_CHARS]
 
+    def _private(self, msgs: list[dict[str, Any]], persona: Persona) -> list[str]:
+        """What the reply must never repeat: the description and the private lines."""
+        lines = [persona.bio]
+        for m in msgs:
+            for line in str(m.get("content") or "").splitlines():
+                if "[PRIVATE]" in line:
+                    lines.append(line.replace("[PRIVATE]", ""))
+        return [x for x in lines if x.strip()]
+
+    def _problem(self, plan: ReplyPlan, text: str, private: list[str]) -> tuple[str, str] | None:
+        """(repair target, what is wrong) for a reply that may not be said, else None."""
+        echo = echo_problem(text, private)
+        if echo is not None:
+            return "voice_rejected", f"echoed its prompt: {echo}"
+        if contradicts(plan, text):
+            return "voice_regenerate", "reply contradicted the verdict"
+        return None
+
     def say(self, plan: ReplyPlan, persona: Persona, rng_key: str) -> VoiceOutput:
-        """Phrase ``plan``; regenerate once on contradiction, then fall back to a fixed line."""
+        """Phrase ``plan``; regenerate once on an echo or contradiction, then fall back."""
         msgs = self.messages(plan, persona)
+        private = self._private(msgs, persona)
         text = self._ask(msgs)
-        if not contradicts(plan, text):
+        problem = self._problem(plan, text, private)
+        if problem is None:
             return VoiceOutput(text=text)
-        fix = self._tpl("user_repair.md").substitute(previous=text, verdict=_verdict_line(plan))
+        target, detail = problem
+        if target == "voice_rejected":
+            fix = self._tpl("user_echo_repair.md").substitute(previous=text, problem=detail)
+        else:
+            fix = self._tpl("user_repair.md").substitute(previous=text, verdict=_verdict_line(plan))
         again = self._ask(
             [*msgs, {"role": "assistant", "content": text}, {"role": "user", "content": fix}]
         )
-        repairs = [VoiceRepair("voice_regenerate", "reply contradicted the verdict", text, again)]
-        if not contradicts(plan, again):
+        repairs = [VoiceRepair(target, detail, text, again)]
+        still = self._problem(plan, again, private)
+        if still is None:
             return VoiceOutput(text=again, repairs=tuple(repairs))
         fixed = self._fallback.say(plan, persona, rng_key).text
         repairs.append(
-            VoiceRepair("voice_fallback", "regenerated reply still contradicted", again, fixed)
+            VoiceRepair(
+                "voice_fallback", f"regenerated reply still failed: {still[1]}", again, fixed
+            )
         )
-        return VoiceOutput(text=fixed, repairs=tuple(repairs))
+        return VoiceOutput(text=fixed, repairs=tuple(repairs), fallback=True)

@@ -114,3 +114,59 @@ def test_malformed_judges_flag_leaves_the_store_untouched(judged_store: Path) ->
         rc = main(["--store", str(judged_store), "grip", "jrun", "--judges", "onlyone"])
     assert rc == 2 and "--judges" in err.getvalue()
     assert judged_store.read_bytes() == before
+
+
+def test_invalid_answers_are_errors_counted_and_excluded_never_wrong_labels(
+    judged_store: Path, fake_llm_server: FakeOpenAIServer
+) -> None:
+    """Issue 29: a judge that answers nothing usable (a small model rambling) gave
+    Identification 0.00 and agreement 1.0 with ``judge_errors 0`` and exit 0."""
+
+    def responder(body: dict[str, Any]) -> Any:
+        if "judge-b" in body["model"]:
+            return "I think the person is nice and polite."  # no letter, no SAME/DIFFERENT
+        prompt = body["messages"][-1]["content"]
+        return "Answer: A" if "Persona cards:" in prompt else "Answer: DIFFERENT"
+
+    fake_llm_server.responder = responder
+    base = fake_llm_server.base_url
+    argv = ("jrun", "--by", "method", "--judges", f"openai/judge-a@{base},openai/judge-b@{base}")
+    rc, rep, err = _grip(judged_store, *argv, "--per-cell", "1", "--pairs", "4", "--json")
+    assert rc == 1 and "invalid" in err
+    realism = rep["role_realism"]
+    bad = next(v for k, v in realism["judge_invalid"].items() if "judge-b" in k)
+    assert bad > 0 and realism["judge_invalid_total"] == bad
+    judges = realism["judges"]
+    assert all("judge-b" not in name for name in judges)  # nothing of judge-b was scored
+    assert "identification_agreement" not in realism  # one valid judge: no agreement
+    rc, _, _ = _grip(
+        judged_store, *argv, "--per-cell", "1", "--pairs", "4", "--json", "--allow-judge-errors"
+    )
+    assert rc == 0
+
+
+def test_judges_models_takes_the_models_files_two_judges(
+    judged_store: Path, fake_llm_server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    """``--judges models`` was documented but refused by the command line.
+
+    The two entries name models of different families (the protocol refuses one model twice).
+    """
+    base = fake_llm_server.base_url
+    models = tmp_path / "m.yaml"
+    models.write_text(
+        f"judges: [{{model: openai/qwen-judge, api_base: '{base}', max_tokens: 8}}, "
+        f"{{model: openai/llama-judge, api_base: '{base}', max_tokens: 9}}]\n",
+        encoding="utf-8",
+    )
+
+    def responder(body: dict[str, Any]) -> Any:
+        prompt = body["messages"][-1]["content"]
+        return "Answer: A" if "Persona cards:" in prompt else "Answer: SAME"
+
+    fake_llm_server.responder = responder
+    argv = ("jrun", "--by", "method", "--judges", "models", "--models", str(models))
+    rc, rep, err = _grip(judged_store, *argv, "--per-cell", "1", "--pairs", "2", "--json")
+    assert rc == 0, err
+    assert {b["max_tokens"] for b in fake_llm_server.requests} == {8, 9}  # each its own entry
+    assert len(rep["role_realism"]["judges"]) == 2

@@ -151,3 +151,66 @@ def test_make_voice_specs():
     assert make_voice("human") is None
     assert make_voice("template").name == "template"
     assert make_voice("mute").name == "mute"
+
+
+# -- issue 29: the voice's words are checked, and what they disclose is read from them --------
+def test_echoed_private_lines_are_rejected_regenerated_then_replaced():
+    plan = ReplyPlan(kind="answer", turn=1, facts=(_fact(),), asked=("color",))
+    echo = "[PRIVATE] What your reply must do: answer. Say: the colour should be teal"
+    llm = ScriptedLLM([echo, "Teal, please."])
+    out = LLMVoice(llm, name="m").say(plan, persona("rational"), "k")
+    assert [r.target for r in out.repairs] == ["voice_rejected"]
+    assert out.text == "Teal, please." and not out.fallback
+    llm2 = ScriptedLLM([echo, "Say: teal"])
+    out2 = LLMVoice(llm2, name="m").say(plan, persona("rational"), "k")
+    assert [r.target for r in out2.repairs] == ["voice_rejected", "voice_fallback"]
+    assert out2.fallback and "[PRIVATE]" not in out2.text and "teal" in out2.text
+
+
+def test_repeating_the_persona_description_is_an_echo():
+    p = persona("dependent")
+    words = p.bio.split()
+    assert len(words) >= 10
+    plan = ReplyPlan(kind="answer", turn=1, facts=(_fact(),), asked=("color",))
+    bio_echo = "Hello! " + " ".join(words[:10]) + " Teal."
+    out = LLMVoice(ScriptedLLM([bio_echo, "Teal would be lovely."]), name="m").say(plan, p, "k")
+    assert [r.target for r in out.repairs] == ["voice_rejected"]
+    assert "8 words" in out.repairs[0].detail
+
+
+def _voice_episode(log, replies):  # type: ignore[no-untyped-def]
+    eid = episode.start(
+        log,
+        mock_sample(FaultType.INSUFFICIENT_INFORMATION),
+        "rational",
+        0,
+        "L",
+        NEVER,
+        graph=mock_graph(),
+        user_voice="scripted/fake",
+    )
+    voice = LLMVoice(ScriptedLLM(replies, cycle=True), name="scripted/fake")
+    episode.run(log, eid, ListAgent([ask("color"), Propose(text="done")]), voice=voice)
+    events = log.events(eid)
+    reply = next(e for e in events if isinstance(e, UserReplied) and e.reply_kind == "answer")
+    return reply, [e for e in events if isinstance(e, Repair)]
+
+
+def test_disclosures_are_read_from_the_voices_words(log):
+    said, _ = _voice_episode(log, ["Teal, thanks."])
+    assert [d.slot for d in said.disclosures] == ["color"]
+
+
+def test_a_voice_that_does_not_say_the_value_discloses_nothing(log):
+    """Issue 29: 8 of 9 'answer' disclosures named values absent from the reply."""
+    said, _ = _voice_episode(log, ["Hmm, let me think about what I would like."])
+    assert said.disclosures == ()
+
+
+def test_a_voice_that_says_more_or_otherwise_is_recorded(log):
+    said, reps = _voice_episode(log, ["Red, in medium."])
+    assert "color" not in [d.slot for d in said.disclosures]
+    rejected = [r for r in reps if r.target == "voice_rejected"]
+    assert rejected and (
+        "not to disclose" in rejected[0].detail or "other values" in rejected[0].detail
+    )
