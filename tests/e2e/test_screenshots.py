@@ -5,8 +5,9 @@ adds what each page needs to show real content: a labelled study (Annotate, Agre
 imported synthetic sessions (Sessions), episodes being played as user and as agent. Every page
 is opened by URL, given time to render, and captured at a 1280×860 viewport; each file must stay
 under 300 KB. Play as user is shown at work: a reply typed in the person's own words (the goal
-of what the agent asked) and, below it, what the agent will learn from those words. Pictures go to ``test-artifacts/screenshots/pages/``; with
-``DRIFTBENCH_SCREENSHOTS=docs`` they replace the committed ones in ``docs/screenshots/``.
+of what the agent asked) and, below it, what the agent will learn from those words. Pictures
+go to ``test-artifacts/screenshots/pages/``; with ``DRIFTBENCH_SCREENSHOTS=docs`` they replace
+the committed ones in ``docs/screenshots/``.
 """
 
 from __future__ import annotations
