@@ -25,7 +25,7 @@ from core.studio.study_service import (
 )
 from pages.common.nav import link
 from pages.common.store import get_store
-from pages.common.studies import confusion_figure
+from pages.common.study_figures import confusion_figure
 from pages.common.ui import guarded
 
 store = get_store()

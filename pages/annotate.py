@@ -26,9 +26,10 @@ from core.studio.study_service import (
     set_assignment_status,
 )
 from pages.common.auth import auth_mode, current_user
+from pages.common.label_form import label_form, label_glossary, labels_table
 from pages.common.nav import link
 from pages.common.store import get_store
-from pages.common.studies import item_cards, label_form, label_glossary, labels_table
+from pages.common.study_items import item_cards
 from pages.common.ui import guarded, keyboard_shortcuts
 
 store = get_store()

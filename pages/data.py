@@ -12,7 +12,7 @@ from core.studio.data_import import import_upload, import_world
 from core.studio.health import store_health
 from core.studio.uploads import MAX_UPLOAD_BYTES, allowed_roots, resolve_import_path
 from pages.common.store import get_store
-from pages.common.studies import study_setup_panel
+from pages.common.study_panel import study_setup_panel
 from pages.common.ui import guarded
 
 store = get_store()
@@ -101,5 +101,5 @@ with tab_health:
         st.dataframe(pd.DataFrame(health["worlds"]).drop(columns=["summary"]), hide_index=True)
     st.caption(f"Store: `{health['path']}` · journal mode {health['journal_mode']}")
 
-with tab_studies:  # human studies: set-up panel owned by pages/common/studies.py
+with tab_studies:  # human studies: set-up panel owned by pages/common/study_panel.py
     study_setup_panel(store)

@@ -27,6 +27,7 @@ from core.studio.inspector import (
     table_rows,
 )
 from core.studio.links import link_id, link_int
+from core.studio.markdown import md_escape
 from core.studio.plainwords import plain_outcome, plain_status
 from core.studio.roleplay import claim_episode, world_for
 from core.studio.timeline import (
@@ -52,6 +53,12 @@ values = facet_values(store)
 linked = link_id(st.query_params.get("episode"))
 if st.query_params.get("episode") and linked is None:
     st.warning("No such episode: the link's episode id is not valid.")
+elif (
+    linked
+    and linked != st.session_state.get("insp-url-episode")
+    and not store.episode_exists(linked)
+):
+    st.warning(f"No episode {md_escape(linked)} in this store: the link may be from another one.")
 forced = None
 if linked and linked != st.session_state.get("insp-url-episode") and store.episode_exists(linked):
     # arrived by a link or a typed URL: show that episode, clearing filters that would hide it
@@ -190,8 +197,11 @@ with turns_tab:
     hits = set(matching_turns(records, needle)) if needle else set()
     if needle:
         st.caption(f"{len(hits)} matching turn(s): {sorted(hits)}")
-    selected_turn = link_int(st.query_params.get("turn"), hi=10**6)
+    raw_turn = st.query_params.get("turn")
+    selected_turn = link_int(raw_turn, hi=10**6)
     turns = [r.turn for r in records]
+    if raw_turn and selected_turn not in turns:
+        st.caption(f"No turn {md_escape(raw_turn[:20])} in this episode: all its turns are below.")
     go = turn_nav(turns, selected_turn)
     for r in records:
         asked = turn_card(r, r.turn in hits, r.turn == selected_turn, turns)

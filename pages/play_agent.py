@@ -118,6 +118,11 @@ if view is None:
     remember_episode(KEY, None)
     st.stop()
 
+# the turn this tab showed on its last run: an action is made on that view (a stale tab is refused)
+shown = st.session_state.get("play_agent_turn")
+acts_on = shown[1] if isinstance(shown, tuple) and shown[0] == eid else None
+st.session_state["play_agent_turn"] = (eid, view.turn)
+
 top = st.container(horizontal=True, vertical_alignment="center")
 top.caption(f"Episode {eid} · {view.benchmark}")
 play_controls(top, store, KEY, "play_agent", eid, ended=view.ended, player=user.name)
@@ -213,5 +218,5 @@ if message and message.strip():
     action = Ask(text=message.strip())
 
 if action is not None and not view.ended:
-    if guarded(play.agent_play_step, store, eid, action) is not None:
+    if guarded(play.agent_play_step, store, eid, action, acts_on=acts_on) is not None:
         st.rerun()

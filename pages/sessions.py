@@ -28,7 +28,8 @@ from core.studio.study_service import (
 )
 from core.studio.uploads import MAX_UPLOAD_BYTES, allowed_roots, resolve_import_path
 from pages.common.store import get_store
-from pages.common.studies import distribution_figure, sessions_box_figure, transcript_lines
+from pages.common.study_figures import distribution_figure, sessions_box_figure
+from pages.common.study_items import transcript_lines
 from pages.common.ui import guarded
 
 store = get_store()

@@ -13,7 +13,13 @@ from core.studio.plainwords import plain_ending
 from core.studio.providers import studio_agents
 from core.studio.timeline import timeline_points, turn_records
 from core.studio.toolcalls import describe_call
-from core.studio.watch_list import PARAM, add_watched, read_watch_list, watch_param
+from core.studio.watch_list import (
+    PARAM,
+    add_watched,
+    read_watch_list,
+    unknown_watched,
+    watch_param,
+)
 from pages.common.nav import link
 from pages.common.store import get_store
 from pages.common.ui import guarded
@@ -33,6 +39,8 @@ if not samples:
 
 # the list lives in the URL (?watch=…), so a reload or a shared link shows the same episodes
 watched = read_watch_list(store, st.query_params.get(PARAM))
+if missing := unknown_watched(store, st.query_params.get(PARAM)):
+    st.caption(f"{missing} linked episode(s) not found in this store: left out of the list.")
 benchmarks = offered_benchmarks(sorted({r["benchmark"] for r in samples}))
 if not benchmarks:
     st.info("No samples in the store yet: load the bundled data on the Home page first.")

@@ -70,6 +70,8 @@ __all__ = [
     "REPAIR_TEXT_CHARS",
     "Drive",
     "EpisodeState",
+    "StaleActionError",
+    "StaleReplyError",
     "Truth",
     "VoiceFactory",
     "WorldLoader",
@@ -77,6 +79,8 @@ __all__ = [
     "abort_for",
     "agent_view",
     "arun",
+    "check_acts_on",
+    "check_answers",
     "fork",
     "replay",
     "researcher_view",
@@ -210,6 +214,7 @@ def step(
     world_loader: WorldLoader | None = None,
     voice: Voice | None = None,
     repairs: Sequence[ActionRepair] = (),
+    acts_on: int | None = None,
 ) -> AgentView:
     """Apply one agent action (e.g. from a person playing the agent) and return the new view.
 
@@ -222,17 +227,51 @@ def step(
         repairs: How the tolerant parser fixed the reply this action came from (an LLM
             agent's ``pop_repairs()``); each becomes a ``repair`` event (target
             ``action_format``) right after the ``agent_action`` event.
+        acts_on: The turn of the agent view the action was made on (``AgentView.turn`` of the
+            view a person acted on); an action from a stale tab names an older turn and is
+            refused before anything is recorded.
 
     Raises:
         ProtocolError: The episode has ended or is waiting for the user's reply.
+        StaleActionError: ``acts_on`` is not the episode's current turn, or the episode has
+            ended since (a stale tab).
     """
     live = load(log, episode_id, world_loader, voice)
+    check_acts_on(live.state, episode_id, acts_on)
     step_live(log, live, action, repairs)
     return _agent_view(live.state, live.header, live.world)
 
 
 class StaleReplyError(ProtocolError):
     """A reply answers a prompt the episode has moved past (sent from a stale tab)."""
+
+
+class StaleActionError(ProtocolError):
+    """An agent action was made on a view the episode has moved past (sent from a stale tab)."""
+
+
+def check_acts_on(st: EpisodeState, episode_id: str, acts_on: int | None) -> None:
+    """Refuse an agent action made on a view of an earlier turn (a person's stale tab).
+
+    Every agent action starts a new turn, so the turn a person's view showed names the state
+    they acted on. ``None`` (a program acting on the live state) is never refused here.
+
+    Raises:
+        StaleActionError: The episode has ended, or has moved past turn ``acts_on``.
+    """
+    if acts_on is None:
+        return
+    if st.ended:
+        raise StaleActionError(
+            f"episode {episode_id} has ended since this page was shown; reload the page to "
+            "see how — nothing was recorded"
+        )
+    if acts_on != st.turn:
+        raise StaleActionError(
+            f"this action was made on turn {acts_on}, but episode {episode_id} has moved on "
+            f"(it is now at turn {st.turn}); reload the page to see what happened — "
+            "nothing was recorded"
+        )
 
 
 def check_answers(st: EpisodeState, episode_id: str, answers: int | None) -> None:

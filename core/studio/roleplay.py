@@ -383,9 +383,25 @@ def agent_play_view(log: EventLog, episode_id: str) -> AgentView:
     return episode.agent_view(log, episode_id, world_loader=_loader(log, episode_id))
 
 
-def agent_play_step(log: EventLog, episode_id: str, action: AgentAction) -> AgentView:
-    """Apply the person's action as the agent and return the new agent view."""
-    return episode.step(log, episode_id, action, world_loader=_loader(log, episode_id))
+def agent_play_step(
+    log: EventLog, episode_id: str, action: AgentAction, *, acts_on: int | None = None
+) -> AgentView:
+    """Apply the person's action as the agent and return the new agent view.
+
+    Args:
+        log: The event log.
+        episode_id: The episode.
+        action: The person's tool call, message or final answer.
+        acts_on: The turn of the view the person acted on (``AgentView.turn`` of the page they
+            used); an action from a stale tab is refused, nothing recorded.
+
+    Raises:
+        ProtocolError: The episode has ended or is waiting for the user.
+        StaleActionError: ``acts_on`` is not the episode's current turn (reload).
+    """
+    return episode.step(
+        log, episode_id, action, world_loader=_loader(log, episode_id), acts_on=acts_on
+    )
 
 
 def advance(

@@ -33,6 +33,18 @@ def read_watch_list(store: Store, raw: str | None) -> list[str]:
     return out
 
 
+def unknown_watched(store: Store, raw: str | None, *, checked: int = 100) -> int:
+    """How many distinct ids of a ``?watch=`` value are malformed or not in the store.
+
+    Only the first ``checked`` distinct ids are looked up (a link far longer than the list can
+    ever be costs no more); every id beyond them counts as not found.
+    """
+    parts = list(dict.fromkeys(part.strip() for part in (raw or "").split(",") if part.strip()))
+    looked = parts[:checked]
+    missing = sum(1 for eid in looked if not (_ID.match(eid) and store.episode_exists(eid)))
+    return missing + len(parts) - len(looked)
+
+
 def add_watched(current: Iterable[str], new: Iterable[str]) -> list[str]:
     """``new`` ids first (in order), then the current ones, without duplicates, capped."""
     out: list[str] = []

@@ -138,15 +138,20 @@ def setup_controls(
         return None
     options = [RANDOM, *ids]
     skey = f"{prefix}_sample_{benchmark}"
-    linked = st.query_params.get("sample")
+    raw_sample = st.query_params.get("sample")
+    linked = link_id(raw_sample)
+    if raw_sample and linked is None:
+        st.warning("No such sample: the link's sample id is not valid.")
     if linked and linked not in ids and person is not None and hasattr(store, "conn"):
         from core.studio.blind import hidden_refusal
 
         seat = "agent" if role == "agent" else "user"
-        why = hidden_refusal(store, person, str(linked), seat, strict=strict)
+        why = hidden_refusal(store, person, linked, seat, strict=strict)
         if why is not None:  # a deep link to a hidden sample: say why, never fall back
-            st.error(f"Sample {linked} is not offered to you. {why}")
+            st.error(f"Sample {md_escape(linked)} is not offered to you. {why}")
             return None
+    if linked and linked not in ids and link_id(st.query_params.get("benchmark")) == benchmark:
+        st.warning(f"No sample {md_escape(linked)} in {benchmark}: pick one below.")
     if st.session_state.get(skey) not in (None, *options):
         st.session_state.pop(skey)
     sample = c2.selectbox(

@@ -13,6 +13,7 @@ from typing import Any
 
 import streamlit as st
 
+from core.studio.markdown import md_escape
 from core.studio.reply_check import ReplyCheck, check_reply, send_reply
 from pages.common.play import label_md
 from pages.common.ui import guarded
@@ -38,7 +39,10 @@ def _reading(check: ReplyCheck, n: int) -> tuple[list[str], list[str]]:
         if check.declined:
             st.caption("You don't say: " + ", ".join(check.declined) + ".")
         for c in check.contradictions:
-            st.warning(f"You wrote “{c.said}” — but your goal is: {c.goal} ({c.label}).", icon="⚠️")
+            st.warning(
+                md_escape(f"You wrote “{c.said}” — but your goal is: {c.goal} ({c.label})."),
+                icon=":material/warning:",
+            )
         if check.fallback:
             st.caption(
                 f"The model reader failed ({check.detail[:120]}); the offline reader read it."

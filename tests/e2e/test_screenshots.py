@@ -4,8 +4,10 @@ The studio runs (auth none, admin) over a private copy of the demo store to whic
 adds what each page needs to show real content: a labelled study (Annotate, Agreement & QA),
 imported synthetic sessions (Sessions), episodes being played as user and as agent. Every page
 is opened by URL, given time to render, and captured at a 1280×860 viewport; each file must stay
-under 300 KB. Pictures go to ``test-artifacts/screenshots/pages/``; with
-``DRIFTBENCH_SCREENSHOTS=docs`` they replace the committed ones in ``docs/screenshots/``.
+under 300 KB. Play as user is shown at work: a reply typed in the person's own words (the goal
+of what the agent asked) and, below it, what the agent will learn from those words. Pictures
+go to ``test-artifacts/screenshots/pages/``; with ``DRIFTBENCH_SCREENSHOTS=docs`` they replace
+the committed ones in ``docs/screenshots/``.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ VIEWPORT = {"width": 1280, "height": 860}
 PAGES: dict[str, str] = {
     "home": "/",
     "play_user": "/play_user?episode={user_episode}",
+    "play_user_persona": "/play_user?episode={user_episode}",
     "play_agent": "/play_agent?episode={agent_episode}",
     "play_agent_shop": "/play_agent?episode={shop_episode}",
     "annotate": "/annotate",
@@ -44,10 +47,13 @@ PAGES: dict[str, str] = {
     "agreement": "/agreement",
     "sessions": "/sessions",
     "data": "/data",
+    "data_studies": "/data",
 }
 """Page id → the URL its screenshot shows."""
 
 FOCUS: dict[str, str] = {
+    "play_user": '[class*="st-key-play_user_draft_"]',
+    "data_studies": '[data-testid="stExpander"]:has-text("Kind of study")',
     "annotate_labels": ".st-key-ann-glossary-fault_type",
     "play_agent": ".st-key-play_agent_last_result",
     "grip_heatmap": ".st-key-grip-heatmap",
@@ -116,6 +122,9 @@ def shots(studio_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         store, benchmark="tau2_airline", sample_id=None, persona="dependent", seed=4, player=me
     )
     roleplay.advance(store, user_episode)
+    waiting = roleplay.user_play_view(store, user_episode).user
+    asked = [line for line in waiting.intent if line.slot in waiting.pending_asked]
+    reply = "Of course — " + "; and ".join(line.phrase for line in asked[:2]) + "."
     agent_episode = roleplay.start_agent_play(
         store,
         benchmark="tau2_retail",
@@ -154,6 +163,7 @@ def shots(studio_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         "agent_episode": agent_episode,
         "shop_episode": shop_episode,
         "episode": long_one,
+        "reply": reply,
     }
     proc.terminate()
     proc.wait(timeout=15)
@@ -174,12 +184,37 @@ def test_screenshot_of_every_page(shots: dict[str, Any], chromium: Any, page_id:
             tab.get_by_text("Inspect turn by turn").first.wait_for(timeout=60_000)
         if page_id in ("grip", "grip_heatmap", "inspect", "construction", "watch"):
             tab.get_by_test_id("stPlotlyChart").first.wait_for()
+        if page_id == "runs":  # the live fragment draws the table and the run after the page
+            panel = tab.locator(".st-key-runs-selected-panel")
+            panel.get_by_text("Open in the GRIP dashboard").wait_for()
+            tab.get_by_test_id("stDataFrame").first.wait_for()
+        if page_id == "agreement":  # the labelled study (two annotators), not the empty one
+            tab.get_by_test_id("stSelectbox").filter(has_text="Study").click()
+            tab.keyboard.type("persona-check")
+            tab.keyboard.press("Enter")
+            tab.get_by_text("persona_id").first.wait_for()
+            wait_for_app(tab)
+            tab.get_by_test_id("stPlotlyChart").first.wait_for()
         tab.wait_for_timeout(1500)  # plotly and dataframes finish drawing
         # pages with a chat input open scrolled to the bottom: show them from the top
         tab.evaluate(
             "() => document.querySelectorAll('*')"
             ".forEach(e => { if (e.scrollTop) e.scrollTop = 0; })"
         )
+        if page_id == "play_user":  # the typed-reply flow: words, then what the agent learns
+            box = tab.get_by_label("Your reply to the agent")
+            box.fill(shots["reply"])
+            box.press("Control+Enter")
+            tab.get_by_role("button", name="Check what the agent will learn").click()
+            tab.get_by_text("What the agent will learn from your words").wait_for()
+            wait_for_app(tab)
+        if page_id == "data_studies":  # the study set-up: a play-as-user study's form
+            tab.get_by_role("tab", name="Studies").click()
+            tab.get_by_text("New study", exact=True).click()
+            kinds = tab.get_by_test_id("stRadio").filter(has_text="Kind of study")
+            kinds.get_by_text("Play as user", exact=True).click()
+            tab.get_by_text("Agent on the other side").wait_for()
+            wait_for_app(tab)
         if page_id == "annotate_labels":  # the glossary open above the label choices
             tab.locator(FOCUS[page_id]).get_by_text("Fault glossary").click()
             tab.locator(FOCUS[page_id]).get_by_text("Example:").first.wait_for()

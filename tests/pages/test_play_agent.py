@@ -288,3 +288,30 @@ def test_a_tool_result_is_shown_in_full_with_every_id_to_copy(
     assert all(item in whole for item in items) and "…" not in whole
     # the readable view: the order's items as a table, every item id in it
     assert any(all(item in t.value.to_string() for item in items) for t in at.table)
+
+
+def test_an_action_from_a_stale_second_tab_is_refused_with_a_reload_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two tabs on one episode: tab A acts, tab B (still showing the old turn) is refused."""
+    home = demo_home()
+    store = _store(home)
+    sid = store.sample_rows("webshop")[2]["sample_id"]
+    tab_a = _start(_open(home, monkeypatch).run(), "webshop", sid, "rational", 0)
+    eid = tab_a.session_state["play_agent_episode"]
+    tab_b = _open(home, monkeypatch)
+    tab_b.query_params["episode"] = eid
+    tab_b.run()
+    assert not tab_b.exception and tab_b.metric[0].value == "0"
+    tab_a.chat_input(key="play_agent_message").set_value("What colour would you like?").run()
+    assert not tab_a.exception and tab_a.metric[0].value == "1"
+    n_events = len(store.event_jsons(eid))
+    tab_b.chat_input(key="play_agent_message").set_value("Which size do you need?").run()
+    assert not tab_b.exception
+    assert any("reload the page" in e.value for e in tab_b.error), [e.value for e in tab_b.error]
+    assert len(store.event_jsons(eid)) == n_events  # nothing recorded
+    assert "Which size do you need?" not in _texts(tab_b)
+    # tab B now shows the current turn: its next action is taken
+    tab_b.chat_input(key="play_agent_message").set_value("Which size do you need?").run()
+    assert not tab_b.exception and not tab_b.error
+    assert tab_b.metric[0].value == "2"

@@ -27,6 +27,7 @@ HOSTILE: dict[str, list[str]] = {
     "persona": ["\x07", "nobody"],
     "benchmark": ["webshop\x00", "tau2_" * 1000],
     "run": ["\x00", "r" * 5000],
+    "watch": [",,,", "a\x00b," * 2000, "<script>,x"],
 }
 
 
