@@ -48,7 +48,6 @@ __all__ = [
     "extract_state",
     "from_native_calls",
     "from_tool_calls",
-    "parse_call",
     "parse_reply",
     "render_action",
     "render_call",
@@ -196,28 +195,6 @@ def _single_param(spec: ToolSpec) -> str:
     if len(params) == 1:
         return params[0]
     raise _Bad(f"{spec.name} takes several arguments; use {spec.name}(key=value, ...)")
-
-
-def parse_call(code: str, tools: Sequence[ToolSpec], repairs: list[str] | None = None) -> EnvAction:
-    """Parse one operation string into an :class:`EnvAction`.
-
-    Args:
-        code: ``name[arg]``, ``name(k=v, ...)``, ``name {json}`` or a bare ``name``.
-        tools: The tools offered (names are checked; single-argument tools take ``[...]``).
-        repairs: Collects the names of repairs applied (optional).
-
-    Returns:
-        The validated action.
-
-    Raises:
-        ValueError: With the problem, when the text is not one valid call.
-    """
-    out = repairs if repairs is not None else []
-    table = {t.name: t for t in tools}
-    try:
-        return _parse_call(code, table, out)
-    except _Bad as exc:
-        raise ValueError(str(exc)) from None
 
 
 def _parse_call(code: str, tools: dict[str, ToolSpec], repairs: list[str]) -> EnvAction:

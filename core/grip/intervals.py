@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.grip.metrics import EPISODE_METRICS
+from core.grip.metrics import COLUMN_OF
 
 N_BOOT = 1000
 """Bootstrap draws per interval."""
@@ -33,9 +33,6 @@ NORMAL_ABOVE = 1000
 
 SD_OVER_SEEDS = "sd over seeds"
 CI_OVER_EPISODES = "95% bootstrap CI over episodes"
-
-COLUMN_OF: dict[str, str] = {m.name: m.column for m in EPISODE_METRICS}
-"""Per-episode column of each episode-level metric."""
 
 
 def _seed(parts: Sequence[Any]) -> int:
