@@ -34,6 +34,7 @@ from core.agents.wire_base import (
     render_action,
     render_call,
     resolve_tool,
+    scan_brackets,
     strip_reasoning,
 )
 from core.model.actions import Ask, EnvOp, Malformed, Propose
@@ -94,30 +95,6 @@ _MIN_ANSWER = 8
 
 
 # -- state blocks ------------------------------------------------------------------------------
-def _match_brace(text: str, start: int) -> int:
-    """Return the index just past the object starting at ``text[start] == '{'`` (-1 if open)."""
-    depth, in_str, esc = 0, False, False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-            continue
-        if ch == '"':
-            in_str = True
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return -1
-
-
 def extract_state(
     text: str, labels: Sequence[str]
 ) -> tuple[str, str | None, dict[str, Any] | None, bool]:
@@ -138,7 +115,7 @@ def extract_state(
     if m is None:
         return text, None, None, False
     start = m.end()
-    end = _match_brace(text, start)
+    end = scan_brackets(text, start, brackets="{", stop=True).end
     if end < 0:
         return text[: m.start()].rstrip(), m.group(1).upper(), None, True
     try:
