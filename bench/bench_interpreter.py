@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from interp_questions import Item, load, resolve  # noqa: E402
 
+from bench.rows import row as _row  # noqa: E402
 from core.envs.base import HostWorld  # noqa: E402
 from core.envs.registry import load_world  # noqa: E402
 from core.envs.requirement_lexicon import content_words  # noqa: E402
@@ -128,28 +129,6 @@ def cost(reps: int) -> dict[str, float]:
         "cold_p50": statistics.median(cold),
         "cold_max": max(cold),
         "legacy_p50": statistics.median(legacy),
-    }
-
-
-def _row(
-    name: str,
-    value: float,
-    unit: str,
-    baseline: float | None,
-    target: str,
-    met: bool | None,
-    notes: str,
-) -> dict[str, Any]:
-    ratio = (value / baseline) if baseline else None
-    return {
-        "name": name,
-        "value": round(value, 4),
-        "unit": unit,
-        "baseline": round(baseline, 4) if baseline is not None else None,
-        "ratio": round(ratio, 3) if ratio is not None else None,
-        "target": target,
-        "met": met,
-        "notes": notes,
     }
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from bench.rows import row as _row
 from core.construction.pipeline import load_bundled
 from core.envs.registry import load_world
 from core.model.intent import Intent
@@ -181,28 +182,6 @@ def cost(reps: int) -> dict[str, float]:
         "cold_p50": statistics.median(cold),
         "cold_max": max(cold),
         "baseline_p50": statistics.median(base),
-    }
-
-
-def _row(
-    name: str,
-    value: float,
-    unit: str,
-    baseline: float | None,
-    target: str,
-    met: bool | None,
-    notes: str,
-) -> dict[str, Any]:
-    ratio = (value / baseline) if baseline else None
-    return {
-        "name": name,
-        "value": round(value, 4),
-        "unit": unit,
-        "baseline": round(baseline, 4) if baseline is not None else None,
-        "ratio": round(ratio, 3) if ratio is not None else None,
-        "target": target,
-        "met": met,
-        "notes": notes,
     }
 
 
