@@ -11,6 +11,7 @@ difference is what our client adds per call. ``openai/…@API_BASE`` specs take 
 from __future__ import annotations
 
 import asyncio
+import functools
 import http.client
 import json
 import os
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from bench.rows import row
 from core.llm import LLMClient, ModelSpec, ResponseCache, load_litellm
 from core.llm.openai_http import TRANSPORT_ENV
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -30,6 +32,9 @@ MESSAGES = [
     {"role": "system", "content": "You are a shopping assistant."},
     {"role": "user", "content": "I need red running shoes under 50 dollars, size 42."},
 ]
+
+_row = functools.partial(row, speedup=True)
+"""A row whose ratio is how many times faster than the baseline."""
 
 
 def _median_ms(fn: Callable[[], Any], reps: int, warmup: int = 3) -> float:
@@ -55,28 +60,6 @@ def _interleaved_medians_ms(fns: list[Callable[[], Any]], reps: int) -> list[flo
             fn()
             samples[index].append((time.perf_counter() - started) * 1000)
     return [statistics.median(s) for s in samples]
-
-
-def _row(
-    name: str,
-    value: float,
-    unit: str,
-    baseline: float | None,
-    target: str,
-    met: bool | None,
-    notes: str,
-) -> dict[str, Any]:
-    ratio = (baseline / value) if baseline is not None and value > 0 else None
-    return {
-        "name": name,
-        "value": round(value, 4),
-        "unit": unit,
-        "baseline": round(baseline, 4) if baseline is not None else None,
-        "ratio": round(ratio, 4) if ratio is not None else None,
-        "target": target,
-        "met": met,
-        "notes": notes,
-    }
 
 
 def run(quick: bool = False) -> list[dict[str, Any]]:

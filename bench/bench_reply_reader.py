@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import statistics
-import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -25,6 +24,8 @@ from typing import Any
 
 import yaml
 
+from bench.rows import row as _row
+from bench.timing import cold_ms, summary, warm_ms
 from core.construction.pipeline import load_bundled
 from core.envs.registry import load_world
 from core.model.intent import Intent
@@ -144,66 +145,22 @@ def accuracy() -> dict[str, Any]:
 
 
 def cost(reps: int) -> dict[str, float]:
-    """p50/p95 ms per reply, warm and cold, and the baseline's p50."""
+    """p50/p95 ms per reply (median of its repetitions), warm and cold; the baseline's p50."""
     items = load()
     worlds = {it.benchmark: load_world(it.benchmark) for it in items}
-    for it in items:
-        read_offline(it.reply, it.intent, worlds[it.benchmark], asked=it.asked)
-    # per message: the median of its repetitions (a shared machine's scheduler and the GC
-    # add multi-millisecond pauses to single calls); p50/p95 are then taken over messages
-    warm: list[float] = []
-    for it in items:
-        runs = []
-        for _ in range(reps):
-            t = time.perf_counter()
-            read_offline(it.reply, it.intent, worlds[it.benchmark], asked=it.asked)
-            runs.append((time.perf_counter() - t) * 1000)
-        warm.append(statistics.median(runs))
-    cold: list[float] = []
-    seen: set[str] = set()
-    for it in items:
-        if it.intent.intent_id in seen:
-            continue
-        seen.add(it.intent.intent_id)
-        worlds[it.benchmark].memo(reply_index.REPLY_INDEX_MEMO).clear()
-        t = time.perf_counter()
-        read_offline(it.reply, it.intent, worlds[it.benchmark], asked=it.asked)
-        cold.append((time.perf_counter() - t) * 1000)
-    base: list[float] = []
-    for _ in range(reps):
-        for it in items:
-            t = time.perf_counter()
-            baseline_read(it)
-            base.append((time.perf_counter() - t) * 1000)
-    return {
-        "p50": statistics.median(warm),
-        "p95": statistics.quantiles(warm, n=100)[94],
-        "cold_p50": statistics.median(cold),
-        "cold_max": max(cold),
-        "baseline_p50": statistics.median(base),
-    }
 
+    def read(it: Item) -> object:
+        return read_offline(it.reply, it.intent, worlds[it.benchmark], asked=it.asked)
 
-def _row(
-    name: str,
-    value: float,
-    unit: str,
-    baseline: float | None,
-    target: str,
-    met: bool | None,
-    notes: str,
-) -> dict[str, Any]:
-    ratio = (value / baseline) if baseline else None
-    return {
-        "name": name,
-        "value": round(value, 4),
-        "unit": unit,
-        "baseline": round(baseline, 4) if baseline is not None else None,
-        "ratio": round(ratio, 3) if ratio is not None else None,
-        "target": target,
-        "met": met,
-        "notes": notes,
-    }
+    warm = warm_ms(items, read, reps)
+    cold = cold_ms(
+        items,
+        lambda it: it.intent.intent_id,
+        lambda it: worlds[it.benchmark].memo(reply_index.REPLY_INDEX_MEMO).clear(),
+        read,
+    )
+    base = warm_ms(items, baseline_read, reps)
+    return {**summary(warm, cold), "baseline_p50": statistics.median(base)}
 
 
 def run(quick: bool = False) -> list[dict[str, Any]]:

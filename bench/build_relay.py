@@ -10,18 +10,13 @@ measure the pipeline's frugality, and wall time its concurrency.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from typing import Any
 
 from core.faults.align import AlignmentExtractor
-from core.faults.extract import Extraction, ExtractionContext, RuleExtractor
+from core.faults.extract import Extraction, RuleExtractor
 from core.faults.llm import LLMExtractor, LLMWriter
-from core.faults.plan import FaultPlan
 from core.faults.writer import TemplateWriter, Written
-from core.graph.hosts.base import HostAdapter
-from core.model.intent import Intent
-from core.model.sample import FaultType
 
 
 class RelayWriter(LLMWriter):
@@ -31,18 +26,11 @@ class RelayWriter(LLMWriter):
         super().__init__(spec, temperature=0.0)
         self._template = TemplateWriter()
 
-    def write(
-        self,
-        adapter: HostAdapter,
-        intent: Intent,
-        plans: Sequence[FaultPlan],
-        *,
-        variant: int,
-        rng: random.Random,
-    ) -> Written:
-        """Make the real call, then return the template writer's text."""
-        super().write(adapter, intent, plans, variant=variant, rng=rng)
-        return self._template.write(adapter, intent, plans, variant=variant, rng=rng)
+    def write(self, *args: Any, **kwargs: Any) -> Written:
+        """Make the real call, then return the template writer's text (the writer protocol's
+        arguments, passed through)."""
+        super().write(*args, **kwargs)
+        return self._template.write(*args, **kwargs)
 
 
 class RelayExtractor(LLMExtractor):
@@ -52,17 +40,11 @@ class RelayExtractor(LLMExtractor):
         super().__init__(spec)
         self._offline: Any = RuleExtractor(spec) if offline == "rule" else AlignmentExtractor(spec)
 
-    def extract(
-        self,
-        text: str,
-        adapter: HostAdapter,
-        intent: Intent,
-        questionnaire: Sequence[FaultType],
-        ctx: ExtractionContext,
-    ) -> Extraction:
-        """Make the real call, then return the offline extractor's reading."""
-        super().extract(text, adapter, intent, questionnaire, ctx)
-        got: Extraction = self._offline.extract(text, adapter, intent, questionnaire, ctx)
+    def extract(self, *args: Any, **kwargs: Any) -> Extraction:
+        """Make the real call, then return the offline extractor's reading (the extractor
+        protocol's arguments, passed through)."""
+        super().extract(*args, **kwargs)
+        got: Extraction = self._offline.extract(*args, **kwargs)
         return got
 
 

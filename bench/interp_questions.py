@@ -1,8 +1,10 @@
 """Loading the project's interpreter question set (``bench/data/interpreter_questions.yaml``).
 
-Each group names a bundled intent by what it must contain; its questions carry the expected act,
-slot keys (resolved to the intent's slot ids) and, for confirmations, the expected verdict.
-Placeholders are filled from the intent (values the user really holds, or altered ones).
+Each group names a bundled intent (a graph node, else one of the host's task seeds) by what it
+must contain — a group nothing bundled fits is skipped and reported, never assumed; its
+questions carry the expected act, slot keys (resolved to the intent's slot ids) and, for
+confirmations, the expected verdict. Placeholders are filled from the intent (values the user
+really holds, or altered ones).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ class Item:
 
 @lru_cache(maxsize=4)
 def _nodes(benchmark: str) -> tuple[Intent, ...]:
+    """Candidate intents: the bundled graphs' nodes first, then the world's own task seeds (a
+    tool the bundled graphs kept no node for may still be one of the host's tasks)."""
     if benchmark == "mock":
         from core.envs.mock import mock_graph
 
@@ -43,7 +47,7 @@ def _nodes(benchmark: str) -> tuple[Intent, ...]:
     from core.construction.pipeline import load_bundled
 
     graphs, _ = load_bundled(benchmark)
-    return tuple(n for g in graphs for n in g.nodes)
+    return tuple(n for g in graphs for n in g.nodes) + tuple(load_world(benchmark).seeds())
 
 
 def _arg(slot: str) -> str:
@@ -75,7 +79,8 @@ def _resolve(world: HostWorld, it: Intent, key: str) -> set[str]:
     if key == "attr:*":
         return {c.slot for c in conds if c.slot.startswith("attr:")}
     if key == "attr:0":
-        return {next(c.slot for c in conds if c.slot.startswith("attr:"))}
+        attrs = [c.slot for c in conds if c.slot.startswith("attr:")]
+        return set(attrs[:1])
     if key.startswith("option:"):
         opt = world.option_name
         return {c.slot for c in conds if c.slot.startswith("option:") and opt(c) == key[7:]}
@@ -94,9 +99,12 @@ def _fill(world: HostWorld, it: Intent) -> dict[str, str]:
         elif lex is not None and lex.family == "color" and "color" not in out:
             out["color"] = str(c.value)
             words = set(str(c.value).split())
-            out["other_color"] = next(
-                a for a in lex.alternatives if not words & set(a.split()) and " " not in a
+            other = next(
+                (a for a in lex.alternatives if not words & set(a.split()) and " " not in a),
+                None,
             )
+            if other is not None:
+                out["other_color"] = other
         elif c.slot.startswith("attr:") and "attr0" not in out:
             out["attr0"] = str(c.value)
         elif _arg(c.slot) == "reason":
@@ -111,7 +119,7 @@ def _fill(world: HostWorld, it: Intent) -> dict[str, str]:
         elif _arg(c.slot) == "total_baggages":
             n = int(float(c.value))
             out.update(bags=str(n), bags_plus=str(n + 1))
-        elif _arg(c.slot) == "payment_method_id" and lex is not None:
+        elif _arg(c.slot) == "payment_method_id" and lex is not None and lex.values:
             out["refund"] = lex.values[0]
             out["other_refund"] = lex.alternatives[0] if lex.alternatives else "store credit"
     if "color" not in out and any(c.slot == "color" for c in it.conditions):
@@ -119,19 +127,53 @@ def _fill(world: HostWorld, it: Intent) -> dict[str, str]:
     return out
 
 
+@dataclass(frozen=True)
+class QuestionSet:
+    """The resolved set, and what the bundled data could not carry (reported, never fatal)."""
+
+    items: tuple[Item, ...]
+    groups: int
+    skipped_groups: tuple[str, ...]
+    """Groups no bundled node fits (e.g. a tool no bundled intent writes), by description."""
+    skipped_questions: int
+    """Questions whose placeholders the chosen intent cannot fill."""
+
+
+def _describe(bench: str, spec: dict[str, Any]) -> str:
+    what = spec.get("tool") or ",".join(spec.get("options", []) or spec.get("args", [])) or "root"
+    return f"{bench}:{what}"
+
+
 @lru_cache(maxsize=1)
-def load() -> tuple[Item, ...]:
-    """Return every labelled question, resolved against bundled intents."""
+def resolve() -> QuestionSet:
+    """Resolve every group against the bundled intents that exist.
+
+    A group takes the first candidate intent (:func:`_nodes`) that fits its ``intent`` spec; a
+    group with no such intent (no bundled node and no host task has that tool or those
+    arguments) is skipped and named, and a question whose placeholders the intent cannot fill
+    is skipped and counted, so the set follows whatever data is bundled instead of assuming a
+    tool is there.
+    """
     groups = load_yaml(DATA, max_bytes=4 * 1024**2)
     items: list[Item] = []
+    skipped: list[str] = []
+    unfilled = 0
     for g in groups:
         bench = g["bench"]
         world = load_world(bench)
-        it = next(n for n in _nodes(bench) if _fits(world, n, g["intent"]))
+        it = next((n for n in _nodes(bench) if _fits(world, n, g["intent"])), None)
+        if it is None:
+            skipped.append(_describe(bench, g["intent"]))
+            continue
         fill = _fill(world, it)
         for row in g["questions"]:
             text, act, keys = row[0], row[1], row[2]
             confirm = row[3] if len(row) > 3 else None
+            try:
+                question = text.format(**fill)
+            except KeyError:
+                unfilled += 1
+                continue
             slots: set[str] = set()
             for k in keys:
                 slots |= _resolve(world, it, k)
@@ -139,10 +181,15 @@ def load() -> tuple[Item, ...]:
                 Item(
                     benchmark=bench,
                     intent=it,
-                    question=text.format(**fill),
+                    question=question,
                     act=act,
                     slots=frozenset(slots),
                     confirm=confirm,
                 )
             )
-    return tuple(items)
+    return QuestionSet(tuple(items), len(groups), tuple(skipped), unfilled)
+
+
+def load() -> tuple[Item, ...]:
+    """Return every labelled question that the bundled intents carry (see :func:`resolve`)."""
+    return resolve().items

@@ -44,10 +44,6 @@ class ProtocolError(DriftBenchError):
     """An agent, user or caller broke the turn protocol (e.g. acting on an ended episode)."""
 
 
-class EnvironmentError_(DriftBenchError):
-    """A host world failed in a way that is not a tool error the agent should see."""
-
-
 class LLMError(DriftBenchError):
     """A language-model call failed after the configured retries.
 
@@ -64,10 +60,6 @@ class LLMError(DriftBenchError):
         self.status = status
         self.retryable = retryable
         super().__init__(f"{model}: {detail}" if model else detail)
-
-
-class BudgetExceededError(DriftBenchError):
-    """A run hit its ``--max-cost`` guard."""
 
 
 def pydantic_error_to_config_error(exc: Exception, file: str | Path) -> ConfigError:

@@ -34,6 +34,7 @@ from core.agents.wire_base import (
     render_action,
     render_call,
     resolve_tool,
+    scan_brackets,
     strip_reasoning,
 )
 from core.model.actions import Ask, EnvOp, Malformed, Propose
@@ -48,7 +49,6 @@ __all__ = [
     "extract_state",
     "from_native_calls",
     "from_tool_calls",
-    "parse_call",
     "parse_reply",
     "render_action",
     "render_call",
@@ -95,30 +95,6 @@ _MIN_ANSWER = 8
 
 
 # -- state blocks ------------------------------------------------------------------------------
-def _match_brace(text: str, start: int) -> int:
-    """Return the index just past the object starting at ``text[start] == '{'`` (-1 if open)."""
-    depth, in_str, esc = 0, False, False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-            continue
-        if ch == '"':
-            in_str = True
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return -1
-
-
 def extract_state(
     text: str, labels: Sequence[str]
 ) -> tuple[str, str | None, dict[str, Any] | None, bool]:
@@ -139,7 +115,7 @@ def extract_state(
     if m is None:
         return text, None, None, False
     start = m.end()
-    end = _match_brace(text, start)
+    end = scan_brackets(text, start, brackets="{", stop=True).end
     if end < 0:
         return text[: m.start()].rstrip(), m.group(1).upper(), None, True
     try:
@@ -196,28 +172,6 @@ def _single_param(spec: ToolSpec) -> str:
     if len(params) == 1:
         return params[0]
     raise _Bad(f"{spec.name} takes several arguments; use {spec.name}(key=value, ...)")
-
-
-def parse_call(code: str, tools: Sequence[ToolSpec], repairs: list[str] | None = None) -> EnvAction:
-    """Parse one operation string into an :class:`EnvAction`.
-
-    Args:
-        code: ``name[arg]``, ``name(k=v, ...)``, ``name {json}`` or a bare ``name``.
-        tools: The tools offered (names are checked; single-argument tools take ``[...]``).
-        repairs: Collects the names of repairs applied (optional).
-
-    Returns:
-        The validated action.
-
-    Raises:
-        ValueError: With the problem, when the text is not one valid call.
-    """
-    out = repairs if repairs is not None else []
-    table = {t.name: t for t in tools}
-    try:
-        return _parse_call(code, table, out)
-    except _Bad as exc:
-        raise ValueError(str(exc)) from None
 
 
 def _parse_call(code: str, tools: dict[str, ToolSpec], repairs: list[str]) -> EnvAction:

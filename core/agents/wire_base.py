@@ -168,3 +168,59 @@ def render_action(action: ActionT, tools: Sequence[ToolSpec] = ()) -> str:
         )
         return f"Action: Answer\n{pq}Final Answer: {action.text}"
     return action.raw
+
+
+@dataclass(frozen=True)
+class BracketScan:
+    """Where a scan of JSON-ish text stopped (string- and escape-aware)."""
+
+    end: int
+    """Index just past the bracket that closed the outermost one (``-1`` when none closed it, or
+    when the scan was asked to run to the end of the text)."""
+    open: tuple[str, ...]
+    """The closers still expected at the end of the text, innermost last."""
+    in_string: bool
+    """The text ended inside a string."""
+    escaped: bool
+    """The text ended right after a backslash inside a string."""
+
+
+def scan_brackets(
+    text: str, start: int, *, brackets: str = "{[", stop: bool = False
+) -> BracketScan:
+    """Scan ``text`` from ``start``, tracking strings, escapes and the open ``brackets``.
+
+    Args:
+        text: The text.
+        start: Where to start (an opening bracket, for ``stop``).
+        brackets: The opening brackets that count (``"{"``: braces only; ``"{["``: both).
+        stop: Stop where the outermost bracket closes (``end`` says where).
+
+    >>> scan_brackets('{"a": "}"} tail', 0, brackets="{", stop=True).end
+    10
+    >>> scan_brackets('{"a": ["x', 0).open, scan_brackets('{"a": ["x', 0).in_string
+    (('}', ']'), True)
+    """
+    closer_of = {"{": "}", "[": "]"}
+    closers = "".join(closer_of[b] for b in brackets)
+    stack: list[str] = []
+    in_str = esc = False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+            continue
+        if ch == '"':
+            in_str = True
+        elif ch in brackets:
+            stack.append(closer_of[ch])
+        elif ch in closers and stack:
+            stack.pop()
+            if stop and not stack:
+                return BracketScan(i + 1, (), False, False)
+    return BracketScan(-1, tuple(stack), in_str, esc)

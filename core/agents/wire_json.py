@@ -33,6 +33,7 @@ from core.agents.wire_base import (
     json_args,
     malformed,
     resolve_tool,
+    scan_brackets,
     strip_reasoning,
 )
 from core.model.actions import Ask, EnvOp, Propose
@@ -203,37 +204,21 @@ def close_truncated(text: str) -> str | None:
     >>> close_truncated('{"a": 1}') is None
     True
     """
-    stack: list[str] = []
-    in_str = esc = False
     start = text.find("{")
     if start < 0:
         return None
-    for ch in text[start:]:
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-            continue
-        if ch == '"':
-            in_str = True
-        elif ch in "{[":
-            stack.append("}" if ch == "{" else "]")
-        elif ch in "}]" and stack:
-            stack.pop()
-    if not stack and not in_str:
+    scan = scan_brackets(text, start)
+    if not scan.open and not scan.in_string:
         return None
     tail = text[start:]
-    if esc:
+    if scan.escaped:
         tail = tail[:-1]
-    if in_str:
+    if scan.in_string:
         tail += '"'
     tail = tail.rstrip()
     if tail.endswith((",", ":")):
         tail = tail[:-1] + (': ""' if tail.endswith(":") else "")
-    return tail + "".join(reversed(stack))
+    return tail + "".join(reversed(scan.open))
 
 
 def _load(text: str) -> tuple[Any, bool]:

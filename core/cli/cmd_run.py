@@ -10,10 +10,10 @@ from typing import Any
 from core.cli import _validate as V
 from core.cli._common import add_json, emit, open_store, show_progress
 from core.errors import ConfigError
-from core.model.bounds import MAX_SEEDS
-from core.model.run import FAULT_CONDITIONS, PERSONAS, RunOptions, RunSpec
+from core.model.run import FAULT_CONDITIONS, RunOptions, RunSpec
 from core.runner.costs import cost_split, model_use
 from core.runner.plan import KNOWN_SPLITS
+from core.runner.spec_build import build_spec
 
 
 def _csv(value: str) -> list[str]:
@@ -190,16 +190,10 @@ def apply_model_flags(args: argparse.Namespace) -> None:
     )
 
 
-def _role_default(value: str | None, role: str, offline: str) -> str:
-    if value:
-        return value
-    from core.llm.models import role_label
-
-    return role_label(role) or offline
-
-
 def spec_from_args(args: argparse.Namespace) -> RunSpec:
     """Build the :class:`RunSpec` named by ``driftbench run`` arguments.
+
+    The one spec construction the Runs page uses too (:func:`core.runner.spec_build.build_spec`).
 
     Raises:
         ConfigError: For an invalid flag value (names the flag).
@@ -207,67 +201,24 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
     for flag, value in (("--benchmark", args.benchmark), ("--method", args.method)):
         if not value:
             raise ConfigError("is required (or give --resume RUN)", field=flag)
-    personas = _csv(args.persona or "all")
-    if personas == ["all"] or not personas:  # every persona file, not a fixed list
-        from core.protocol.personas import load_personas
-
-        found = load_personas()  # the bundled five keep their order (and so run ids stay put)
-        personas = [p for p in PERSONAS if p in found] + sorted(set(found) - set(PERSONAS))
-    seeds = 3 if args.seeds is None else args.seeds
-    if seeds < 1:
-        raise ConfigError("must be at least 1", field="--seeds")
-    if seeds > MAX_SEEDS:
-        raise ConfigError(f"{seeds} is more than {MAX_SEEDS} (the limit)", field="--seeds")
-    if args.limit is not None and args.limit < 1:
-        raise ConfigError("must be at least 1", field="--limit")
-    gen = getattr(args, "a3_generation_size", None)
-    if gen is not None and gen < 1:
-        raise ConfigError("must be at least 1", field="--a3-generation-size")
-    extra: dict[str, Any] = {"a3_generation_size": gen} if gen is not None else {}
-    if getattr(args, "shifts", "on") == "off":
-        from core.model.config import ProtocolConfig
-
-        extra["config"] = ProtocolConfig(shifts_enabled=False)
-    from pydantic import ValidationError
-
-    from core.llm.models import role_label, run_models
-
-    agent = _role_default(args.agent, "agent", "symbolic")
-    voice = _role_default(args.user_voice, "voice", "template")
-    interpreter = getattr(args, "interpreter", None) or role_label("interpreter")
-    llm_agent = agent.strip().lower() not in ("symbolic", "heuristic", "template", "human")
-    reflection = role_label("reflection") if llm_agent else None
-    models = run_models(
-        {
-            "agent": agent if llm_agent else None,
-            "voice": voice,
-            "interpreter": interpreter,
-            "reflection": reflection,
-        }
+    return build_spec(
+        benchmarks=_csv(args.benchmark),
+        methods=_csv(args.method),
+        personas=_csv(args.persona or "all"),
+        seeds=3 if args.seeds is None else args.seeds,
+        agent=args.agent,
+        user_voice=args.user_voice,
+        interpreter=getattr(args, "interpreter", None),
+        action_format=getattr(args, "action_format", None),
+        limit=args.limit,
+        name=args.name,
+        source=getattr(args, "source", None),
+        split=getattr(args, "split", None),
+        shifts=getattr(args, "shifts", "on") or "on",
+        faults=getattr(args, "faults", None),
+        base_prompt=getattr(args, "base_prompt", None),
+        a3_generation_size=getattr(args, "a3_generation_size", None),
     )
-    try:
-        return RunSpec(
-            name=args.name,
-            benchmarks=tuple(_csv(args.benchmark)),
-            methods=tuple(_csv(args.method)),
-            personas=tuple(personas),
-            seeds=tuple(range(seeds)),
-            agent=agent,
-            user_voice=voice,
-            action_format=getattr(args, "action_format", None),
-            interpreter=interpreter,
-            models=models,
-            limit=args.limit,
-            source=getattr(args, "source", None),
-            split=getattr(args, "split", None),
-            faults=getattr(args, "faults", None),
-            base_prompt=getattr(args, "base_prompt", None),
-            **extra,
-        )
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(x) for x in err.get("loc", ())) or "spec"
-        raise ConfigError(str(err.get("msg")), field=f"--{loc.split('.')[0]}") from None
 
 
 def _resolve_spec(store: Any, args: argparse.Namespace) -> RunSpec:

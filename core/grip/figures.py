@@ -4,8 +4,8 @@ Every function takes the per-episode frame of :func:`core.grip.cache.grip_frame`
 with an ``identification`` column) and returns a long, plot-ready frame; undefined values stay
 NaN (plotted as gaps, printed as "—"), never 0. Every frame of means carries its error bars
 (``err_minus``, ``err_plus``, ``err_kind``: sd over seeds, or a 95 % bootstrap interval over
-episodes — see :mod:`core.grip.intervals`); the Reaction frame carries a bootstrap interval of
-its median (``ci_low``, ``ci_high``).
+episodes — see :mod:`core.grip.intervals`). Fig. 10 (fault complexity) is
+:func:`core.grip.paper.fault_complexity`, the same frame ``driftbench reproduce`` draws.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ import numpy as np
 import pandas as pd
 
 from core.grip.deltas import paired_deltas
-from core.grip.intervals import CI_OF_MEDIAN, bootstrap_interval, with_errors
+from core.grip.intervals import with_errors
 from core.grip.metrics import METRIC_BY_NAME, METRIC_NAMES, aggregate
+from core.grip.paper import fault_complexity
 
 
 def success_by_backbone(frame: pd.DataFrame) -> pd.DataFrame:
@@ -53,38 +54,6 @@ def earned_vs_inferred(frame: pd.DataFrame) -> pd.DataFrame:
     cells = aggregate(frame, by=keys)
     cells = with_errors(cells[cells["metric"].isin(["Earned", "Inferred"])], frame, keys)
     return cells.rename(columns={"metric": "component"}).reset_index(drop=True)
-
-
-def reaction_by_faults(frame: pd.DataFrame) -> pd.DataFrame:
-    """Median turns from the last moving shift to acceptance, by number of composed faults.
-
-    Each median carries a 95 % bootstrap interval over its episodes (``ci_low``, ``ci_high``).
-    """
-    sub = frame.dropna(subset=["reaction"])
-    cols = [
-        "benchmark", "method", "k", "median_reaction", "mean_reaction", "n", "ci_low", "ci_high",
-        "err_kind",
-    ]  # fmt: skip
-    if sub.empty:
-        return pd.DataFrame(columns=cols)
-    rows = []
-    for (bench, method, k), g in sub.groupby(["benchmark", "method", "k"], sort=True):
-        values = pd.to_numeric(g["reaction"], errors="coerce").to_numpy(dtype=float)
-        lo, hi = bootstrap_interval(values, (bench, method, k, "reaction"), stat=np.median)
-        rows.append(
-            {
-                "benchmark": bench,
-                "method": method,
-                "k": k,
-                "median_reaction": float(np.nanmedian(values)),
-                "mean_reaction": float(np.nanmean(values)),
-                "n": int(np.count_nonzero(~np.isnan(values))),
-                "ci_low": lo,
-                "ci_high": hi,
-                "err_kind": CI_OF_MEDIAN,
-            }
-        )
-    return pd.DataFrame(rows, columns=cols)
 
 
 def patience_by_shifts(frame: pd.DataFrame) -> pd.DataFrame:
@@ -124,14 +93,14 @@ def figure_frames(
     """All figure frames by name.
 
     Keys: ``success_by_backbone``, ``persona_fans``, ``a0_to_a3``, ``earned_vs_inferred``,
-    ``reaction_by_faults``, ``patience_by_shifts``, ``persona_heatmap``.
+    ``fault_complexity``, ``patience_by_shifts``, ``persona_heatmap``.
     """
     return {
         "success_by_backbone": success_by_backbone(frame),
         "persona_fans": persona_fans(frame, pairs),
         "a0_to_a3": method_change(frame),
         "earned_vs_inferred": earned_vs_inferred(frame),
-        "reaction_by_faults": reaction_by_faults(frame),
+        "fault_complexity": fault_complexity(frame),
         "patience_by_shifts": patience_by_shifts(frame),
         "persona_heatmap": persona_heatmap(frame, pairs=pairs),
     }

@@ -17,13 +17,13 @@ episodes) gets the sd over seeds when it has one and no interval otherwise.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from core.grip.metrics import EPISODE_METRICS
+from core.grip.metrics import COLUMN_OF
 
 N_BOOT = 1000
 """Bootstrap draws per interval."""
@@ -33,10 +33,6 @@ NORMAL_ABOVE = 1000
 
 SD_OVER_SEEDS = "sd over seeds"
 CI_OVER_EPISODES = "95% bootstrap CI over episodes"
-CI_OF_MEDIAN = "95% bootstrap CI of the median over episodes"
-
-COLUMN_OF: dict[str, str] = {m.name: m.column for m in EPISODE_METRICS}
-"""Per-episode column of each episode-level metric."""
 
 
 def _seed(parts: Sequence[Any]) -> int:
@@ -47,15 +43,13 @@ def bootstrap_interval(
     values: np.ndarray,
     key: Sequence[Any],
     *,
-    stat: Callable[..., Any] = np.mean,
     n_boot: int = N_BOOT,
 ) -> tuple[float, float]:
-    """A 95 % interval of ``stat`` over ``values`` (NaNs dropped); (NaN, NaN) when empty.
+    """A 95 % interval of the mean over ``values`` (NaNs dropped); (NaN, NaN) when empty.
 
     Args:
         values: The per-episode values.
         key: What the values belong to (seeds the resampling, so it is order-free).
-        stat: ``np.mean`` or ``np.median`` (applied along axis 1 of the resamples).
         n_boot: Bootstrap draws.
     """
     v = np.asarray(values, dtype=float)
@@ -64,11 +58,11 @@ def bootstrap_interval(
         return float("nan"), float("nan")
     if v.size == 1:
         return float(v[0]), float(v[0])
-    if v.size > NORMAL_ABOVE and stat is np.mean:
+    if v.size > NORMAL_ABOVE:
         half = 1.96 * float(v.std(ddof=1)) / float(np.sqrt(v.size))
         return float(v.mean()) - half, float(v.mean()) + half
     rng = np.random.default_rng(_seed(key))
-    draws = stat(v[rng.integers(0, v.size, size=(n_boot, v.size))], axis=1)
+    draws = v[rng.integers(0, v.size, size=(n_boot, v.size))].mean(axis=1)
     lo, hi = np.percentile(draws, [2.5, 97.5])
     return float(lo), float(hi)
 

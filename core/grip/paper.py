@@ -18,12 +18,19 @@ from typing import Any
 
 import pandas as pd
 
+from core.grip.intervals import with_errors
 from core.grip.metrics import METRIC_BY_NAME, aggregate
 
 MIN_MARK_N = 5
 """Cells with fewer episodes in their denominator are never bold or underlined."""
 
 UNDEF = "—"
+
+COMPLEXITY_KEYS = ("benchmark", "method", "k")
+"""Fig. 10's cell: benchmark × method × number of composed faults."""
+
+COMPLEXITY_METRICS = ("Success", "Reaction")
+"""Fig. 10's metrics."""
 
 
 @dataclass
@@ -254,10 +261,19 @@ def to_html(t: PaperTable) -> str:
 def fault_complexity(frame: pd.DataFrame) -> pd.DataFrame:
     """Fig. 10: Success and Reaction per benchmark × method × k, **mean ± sd over seeds**.
 
-    (The studio's drill-down plots a pooled median; the paper's figure is per-seed means.)
+    The one computation behind Fig. 10 — the studio's GRIP figure and ``driftbench reproduce``
+    both draw this frame. Every cell carries its error bar (``err_minus``, ``err_plus``,
+    ``err_kind``; :func:`core.grip.intervals.with_errors`): the sd over seeds when every cell of
+    the metric has two or more seeds, else a 95 % bootstrap interval over the cell's episodes.
+
+    Returns:
+        Columns ``benchmark, method, k, metric, value, sd, n_seeds, denominator, err_minus,
+        err_plus, err_kind`` (Success, then Reaction, per cell); empty with those columns when
+        nothing is defined.
     """
-    cells = aggregate(frame, ("benchmark", "method", "k")) if not frame.empty else frame
+    cols = [*COMPLEXITY_KEYS, "metric", "value", "sd", "n_seeds", "denominator"]
+    cells = aggregate(frame, COMPLEXITY_KEYS) if not frame.empty else pd.DataFrame()
     if cells.empty:
-        return pd.DataFrame(columns=["benchmark", "method", "k", "metric", "value", "sd"])
-    keep = cells[cells["metric"].isin(["Success", "Reaction"])]
-    return keep[["benchmark", "method", "k", "metric", "value", "sd", "n_seeds", "denominator"]]
+        return pd.DataFrame(columns=[*cols, "err_minus", "err_plus", "err_kind"])
+    keep = cells[cells["metric"].isin(COMPLEXITY_METRICS)][cols]
+    return with_errors(keep, frame, COMPLEXITY_KEYS).reset_index(drop=True)

@@ -109,11 +109,6 @@ class _Box:
     value: float
 
 
-def current_budget() -> CostBudget | None:
-    """The budget of the sweep this code runs in (None outside one)."""
-    return _BUDGET.get()
-
-
 @contextlib.contextmanager
 def spend_limit(budget: CostBudget | None) -> Iterator[CostBudget | None]:
     """Make ``budget`` the one every call in this context (and forks of it) reserves from."""

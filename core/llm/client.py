@@ -27,7 +27,8 @@ import asyncio
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -341,6 +342,31 @@ class LLMClient:
             ensure_priced(litellm, self._spec.model)
 
     # -- the provider call: gate, retry loop, transport --------------------------------------
+    # One attempt plan, one reply step and one success step serve the sync and async calls;
+    # the two loops differ only in how they wait, hold the endpoint's gate and send.
+    def _plan(
+        self,
+        msgs: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        params: dict[str, Any],
+        key: str,
+        streamed: bool,
+    ) -> tuple[transport.Route, Generator[float, BaseException, None], float]:
+        """The route, the retry loop and the wait before the first attempt."""
+        route = self._route(msgs, tools, params, streamed)
+        loop = attempts(self._policy(), key, route.litellm)
+        return route, loop, next(loop)
+
+    def _received(self, route: transport.Route, raw: Any, started: float) -> LLMResponse:
+        """The provider's raw answer as a checked, redacted response."""
+        latency = (time.perf_counter() - started) * 1000
+        return self._clean(transport.reply(self._spec, route, raw, latency))
+
+    def _succeeded(self, loop: Generator[float, BaseException, None]) -> None:
+        """Close the retry loop and tell the breaker the endpoint answered."""
+        loop.close()
+        self.breaker.success()
+
     def _provider_call(
         self,
         msgs: list[dict[str, Any]],
@@ -352,30 +378,21 @@ class LLMClient:
         on_delta: DeltaCallback | None,
         started: float,
     ) -> LLMResponse:
-        route = self._route(msgs, tools, params, streamed)
+        route, loop, delay = self._plan(msgs, tools, params, key, streamed)
         gate = self.endpoint.gate
-        loop = attempts(self._policy(), key, route.litellm)
-        delay = next(loop)
         while True:
             if delay:
                 time.sleep(delay)
             self._count_provider_call()
-            if gate is not None:
-                gate.acquire()
-            t0 = time.perf_counter()
-            try:
-                raw = transport.send(route, msgs, on_delta)
-                latency = (time.perf_counter() - started) * 1000
-                resp = self._clean(transport.reply(self._spec, route, raw, latency))
-            except Exception as exc:  # provider failures: the retry loop decides
-                delay = loop.send(exc)
-                continue
-            finally:
-                if gate is not None:
-                    gate.release()
+            with gate.held() if gate is not None else nullcontext():
+                t0 = time.perf_counter()
+                try:
+                    resp = self._received(route, transport.send(route, msgs, on_delta), started)
+                except Exception as exc:  # provider failures: the retry loop decides
+                    delay = loop.send(exc)
+                    continue
             break
-        loop.close()
-        self.breaker.success()
+        self._succeeded(loop)
         self._store(key, request, resp)
         self._account(resp, time.perf_counter() - t0)
         return resp
@@ -391,30 +408,22 @@ class LLMClient:
         on_delta: DeltaCallback | None,
         started: float,
     ) -> LLMResponse:
-        route = self._route(msgs, tools, params, streamed)
+        route, loop, delay = self._plan(msgs, tools, params, key, streamed)
         gate = self.endpoint.gate
-        loop = attempts(self._policy(), key, route.litellm)
-        delay = next(loop)
         while True:
             if delay:
                 await asyncio.sleep(delay)
             self._count_provider_call()
-            if gate is not None:
-                await gate.aacquire()
-            t0 = time.perf_counter()
-            try:
-                raw = await transport.asend(route, msgs, on_delta)
-                latency = (time.perf_counter() - started) * 1000
-                resp = self._clean(transport.reply(self._spec, route, raw, latency))
-            except Exception as exc:  # provider failures: the retry loop decides
-                delay = loop.send(exc)
-                continue
-            finally:
-                if gate is not None:
-                    gate.release()
+            async with gate.aheld() if gate is not None else nullcontext():
+                t0 = time.perf_counter()
+                try:
+                    raw = await transport.asend(route, msgs, on_delta)
+                    resp = self._received(route, raw, started)
+                except Exception as exc:  # provider failures: the retry loop decides
+                    delay = loop.send(exc)
+                    continue
             break
-        loop.close()
-        self.breaker.success()
+        self._succeeded(loop)
         if self.cache is not None:
             await asyncio.to_thread(self._store, key, request, resp)
         self._account(resp, time.perf_counter() - t0)

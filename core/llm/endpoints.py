@@ -19,6 +19,8 @@ import asyncio
 import os
 import threading
 from collections import deque
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 
 from core.llm.types import ModelSpec
@@ -123,6 +125,24 @@ class Gate:
             if waiter.future.done() and not waiter.future.cancelled():
                 self.release()  # granted, then cancelled before it was used
             raise
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Hold a slot for the ``with`` block (blocking wait; released however it ends)."""
+        self.acquire()
+        try:
+            yield
+        finally:
+            self.release()
+
+    @asynccontextmanager
+    async def aheld(self) -> AsyncIterator[None]:
+        """Hold a slot for the ``async with`` block (waits on the running loop)."""
+        await self.aacquire()
+        try:
+            yield
+        finally:
+            self.release()
 
     def release(self) -> None:
         """Free a slot: hand it to the longest waiter, or return it."""

@@ -21,7 +21,6 @@ from core.model.redaction import MASK, MIN_SECRET_CHARS
 __all__ = [
     "MASK",
     "MIN_SECRET_CHARS",
-    "key_env_names",
     "known_secrets",
     "redact",
     "register_key_env",
@@ -34,11 +33,6 @@ for _name in PROVIDER_KEY_ENV:
 def register_key_env(name: str | None) -> None:
     """Also treat the value of variable ``name`` as a key (no-op for None)."""
     redaction.register_secret_env(name)
-
-
-def key_env_names() -> list[str]:
-    """Names of every variable whose value counts as a key (sorted; values are never returned)."""
-    return redaction.secret_env_names()
 
 
 def known_secrets() -> list[str]:

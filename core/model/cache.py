@@ -57,6 +57,11 @@ class LockedLRU(Generic[K, V]):
         with self._lock:
             self._data.clear()
 
+    def values(self) -> list[V]:
+        """A snapshot of the entries, least recently used first."""
+        with self._lock:
+            return list(self._data.values())
+
     def __len__(self) -> int:
         with self._lock:
             return len(self._data)

@@ -267,12 +267,6 @@ def _confirms(focus: Sequence[Sentence]) -> bool:
     return False
 
 
-def is_confirmation(text: str) -> bool:
-    """Return whether ``text`` asks a yes/no confirmation of an action (pattern only)."""
-    t = clean(text)
-    return _any(_CONFIRM_RES, t) or bool(_CONFIRM_VERB.search(t))
-
-
 def is_open(text: str) -> bool:
     """Return whether ``text`` is an open question."""
     return _any(_OPEN_RES, clean(text))

@@ -6,30 +6,22 @@ labels and the user's values, and asks for one JSON object ``{"act", "slots", "c
 model failure — falls back to the offline interpreter. Either way the caller records a
 ``question_read`` event (:class:`Verdict` carries its fields). Answers are cached: the client's
 response cache (the store file) across runs, and an in-process memo per (model, intent, text).
+The client, prompt, memo and safe ask are :mod:`core.protocol.llm_reading` (shared with the reply
+reader).
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections import OrderedDict
 from dataclasses import dataclass
-from pathlib import Path
-from string import Template
-from typing import Any, Protocol
+from typing import Any
 
 from core.envs.base import HostWorld
+from core.model.cache import LockedLRU
 from core.model.intent import Intent
-from core.paths import PROMPTS_DIR
 from core.protocol.interpret import ACTS, QuestionAct, interpret
+from core.protocol.llm_reading import RAW_CHARS, ModelReader, answer_object, slot_lines
 
-RAW_CHARS = 2000
-"""How much of a model's answer a ``question_read`` event keeps."""
-_JSON = re.compile(r"\{.*\}", re.S)
-
-
-class _Model(Protocol):
-    def complete(self, messages: list[dict[str, Any]], **params: Any) -> Any: ...
+__all__ = ["RAW_CHARS", "LLMInterpreter", "Verdict", "interpreter_for", "validate"]
 
 
 @dataclass(frozen=True)
@@ -45,15 +37,9 @@ class Verdict:
 
 def validate(raw: str, intent: Intent) -> tuple[QuestionAct | None, str]:
     """Parse and check a model answer; return (act, "") or (None, what is wrong)."""
-    m = _JSON.search(raw or "")
-    if m is None:
-        return None, "no JSON object in the answer"
-    try:
-        data = json.loads(m.group(0))
-    except json.JSONDecodeError as exc:
-        return None, f"invalid JSON: {exc.msg}"
-    if not isinstance(data, dict):
-        return None, "the answer is not an object"
+    data, problem = answer_object(raw)
+    if data is None:
+        return None, problem
     act = data.get("act")
     if act not in ACTS:
         return None, f"unknown act {act!r}"
@@ -85,37 +71,17 @@ def validate(raw: str, intent: Intent) -> tuple[QuestionAct | None, str]:
     )
 
 
-class LLMInterpreter:
+class LLMInterpreter(ModelReader[Verdict]):
     """Reads agent messages with a chat model (``complete(messages) -> response.text``)."""
-
-    def __init__(self, model: _Model, name: str, folder: Path = PROMPTS_DIR) -> None:
-        self.model = model
-        self.name = name
-        self.folder = folder
-        self._memo: OrderedDict[tuple[str, str], Verdict] = OrderedDict()
-
-    @classmethod
-    def from_spec(cls, spec: str) -> LLMInterpreter:
-        """Build an interpreter for a model spec (responses cached in the store file)."""
-        from core.llm import make_client
-        from core.paths import default_store_path
-
-        return cls(
-            make_client(spec, cache_path=default_store_path(), role="interpreter"), name=spec
-        )
 
     def messages(self, text: str, intent: Intent, world: HostWorld) -> list[dict[str, Any]]:
         """Return the structured prompt for ``text`` over ``intent``."""
-        lines = [
-            f"- {c.slot}: {world.slot_label(c)} = {world.phrase(c)}" for c in intent.conditions
-        ]
-        tpl = Template((self.folder / "user_interpret.md").read_text(encoding="utf-8"))
-        body = tpl.substitute(
-            slots="\n".join(lines) or "- (none)",
+        return self.prompt(
+            "user_interpret.md",
+            slots=slot_lines(intent, world),
             context=", ".join(sorted(intent.context)) or "(none)",
             message=text,
         )
-        return [{"role": "user", "content": body}]
 
     def read(self, text: str, intent: Intent, world: HostWorld) -> Verdict:
         """Read ``text``; fall back to the offline interpreter on an invalid answer or error."""
@@ -123,13 +89,9 @@ class LLMInterpreter:
         got = self._memo.get(key)
         if got is not None:
             return got
-        raw = ""
-        try:
-            resp = self.model.complete(self.messages(text, intent, world), temperature=0.0)
-            raw = str(getattr(resp, "text", resp))
-            act, problem = validate(raw, intent)
-        except Exception as exc:  # noqa: BLE001 - a failing model falls back, never crashes
-            act, problem = None, f"{type(exc).__name__}: {exc}"
+        act, problem, raw = self.ask(
+            lambda: self.messages(text, intent, world), lambda answer: validate(answer, intent)
+        )
         if act is None:
             off = interpret(text, intent, world)
             verdict = Verdict(act=off, valid=False, fallback=True, detail=problem, raw=raw)
@@ -145,18 +107,18 @@ class LLMInterpreter:
                 source=self.name,
             )
             verdict = Verdict(act=act, valid=True, fallback=False, detail="", raw=raw)
-        self._memo[key] = verdict
-        while len(self._memo) > 4096:
-            self._memo.popitem(last=False)
+        self._memo.put(key, verdict)
         return verdict
 
 
-_INTERPRETERS: dict[str, LLMInterpreter] = {}
+_INTERPRETERS: LockedLRU[str, LLMInterpreter] = LockedLRU(16)
+"""Model spec → its interpreter (a bounded, locked process-wide memo)."""
 
 
 def interpreter_for(spec: str) -> LLMInterpreter:
     """Return the (process-wide) LLM interpreter of a model spec."""
     got = _INTERPRETERS.get(spec)
     if got is None:
-        got = _INTERPRETERS[spec] = LLMInterpreter.from_spec(spec)
+        got = LLMInterpreter.from_spec(spec)
+        _INTERPRETERS.put(spec, got)  # module state, declared in docs/ARCHITECTURE.md
     return got

@@ -37,6 +37,7 @@ from datetime import date
 from core.errors import ConfigError
 from core.model.intent import Condition
 from core.paths import DATA_DIR
+from core.protocol.numwords import ONE_TO_TEN
 
 KINDS_FILE = DATA_DIR / "protocol" / "value_kinds.yaml"
 """Closed vocabularies of value kinds (colours, sizes, cabins, payment kinds, cities …)."""
@@ -94,22 +95,7 @@ _UNIT_NUM = re.compile(rf"\b(\d+(?:\.\d+)?)\s*(?:-\s*)?({_UNITS})\b")
 _MONEY = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:dollars|usd)\b")
 _PRE_UNIT = re.compile(r"\b(size|sz|us size|eu size)\s+(\d+(?:\.\d+)?)\b")
 _NAME = re.compile(r"\b([A-Z][a-z]+)\s+([A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b")
-_WORD_NUM = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "no": 0,
-    "zero": 0,
-    "a single": 1,
-    "a couple of": 2,
-}
+_WORD_NUM = {**ONE_TO_TEN, "no": 0, "a single": 1, "a couple of": 2}
 _WORD_UNIT = re.compile(
     r"\b(" + "|".join(sorted(_WORD_NUM, key=len, reverse=True)) + rf")\s+({_UNITS})\b"
 )
@@ -222,7 +208,9 @@ def _vocab_hits(text: str) -> dict[str, set[str]]:
     for cls, pats in _VOCAB_RES.items():
         masked = flat
         for w, pat in pats:
-            if pat.search(masked):
+            # the phrase itself must be in the text: a substring test first spares ~300 regex
+            # searches per confirmation (the same hits; the pattern adds the word bounds)
+            if w in masked and pat.search(masked):
                 out.setdefault(cls, set()).add(SYNONYMS.get(w, w))
                 masked = pat.sub(" ", masked)
     return out

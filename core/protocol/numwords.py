@@ -47,6 +47,10 @@ UNITS: dict[str, int] = {
     "eighteen": 18,
     "nineteen": 19,
 }
+ONE_TO_TEN: dict[str, int] = {w: n for w, n in UNITS.items() if n <= 10}
+"""``zero`` … ``ten``: the number words every reader of counts shares (the question interpreter
+and the confirmation checker add their own phrasings, ``a couple of``, ``dozen`` …)."""
+
 TENS: dict[str, int] = {
     "twenty": 20,
     "thirty": 30,

@@ -207,11 +207,6 @@ class ReplyIndex:
     protected: tuple[tuple[str, ...], ...] = ()
     shared_names: dict[str, frozenset[str]] = field(default_factory=dict)
     expanded: dict[str, str] = field(default_factory=dict)
-    by_group: dict[tuple[str, int, str], list[Phrase]] = field(default_factory=dict)
-
-    def group_phrases(self, slot: str, group: int, kind: str) -> list[Phrase]:
-        """The phrases of one kind in one group of a slot."""
-        return self.by_group.get((slot, group, kind), [])
 
 
 def _distinct(stems: tuple[str, ...]) -> frozenset[str]:
@@ -376,6 +371,5 @@ def _add(
         contiguous=contiguous,
     )
     idx.phrases.append(phrase)
-    idx.by_group.setdefault((slot, group, kind), []).append(phrase)
     for s in dist:
         idx.by_stem.setdefault(s, []).append(len(idx.phrases) - 1)

@@ -6,23 +6,20 @@ checked against the intent's slot ids (values always come from the intent, never
 model); an invalid answer — or a model failure — falls back to the offline reader, and the
 reading says so (``fallback``, ``detail``, ``raw``), so the caller can record it. Clients come
 from the project's one LLM door (:func:`core.llm.make_client`, role ``interpreter``: the same
-family as the question interpreter); answers are cached there and in a per-process memo.
+family as the question interpreter); answers are cached there and in a per-process memo. The
+client, prompt, memo and safe ask are :mod:`core.protocol.llm_reading` (shared with the
+question interpreter).
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections import OrderedDict
 from collections.abc import Sequence
-from pathlib import Path
-from string import Template
-from typing import Any, Protocol
+from typing import Any
 
 from core.envs.base import HostWorld
 from core.model.cache import LockedLRU
 from core.model.intent import Intent
-from core.paths import PROMPTS_DIR
+from core.protocol.llm_reading import RAW_CHARS, ModelReader, answer_object, slot_lines
 from core.protocol.reply_reader import (
     REPLY_ACTS,
     Contradiction,
@@ -31,26 +28,14 @@ from core.protocol.reply_reader import (
     read_offline,
 )
 
-RAW_CHARS = 2000
-"""How much of a model's answer a reading keeps."""
-_JSON = re.compile(r"\{.*\}", re.S)
-
-
-class _Model(Protocol):
-    def complete(self, messages: list[dict[str, Any]], **params: Any) -> Any: ...
+__all__ = ["RAW_CHARS", "LLMReader", "reader_for", "validate"]
 
 
 def validate(raw: str, intent: Intent) -> tuple[ReplyReading | None, str]:
     """Parse and check a model answer; return (reading, "") or (None, what is wrong)."""
-    m = _JSON.search(raw or "")
-    if m is None:
-        return None, "no JSON object in the answer"
-    try:
-        data = json.loads(m.group(0))
-    except json.JSONDecodeError as exc:
-        return None, f"invalid JSON: {exc.msg}"
-    if not isinstance(data, dict):
-        return None, "the answer is not an object"
+    data, problem = answer_object(raw)
+    if data is None:
+        return None, problem
     act = data.get("act")
     if act not in REPLY_ACTS:
         return None, f"unknown act {act!r}"
@@ -89,39 +74,19 @@ def validate(raw: str, intent: Intent) -> tuple[ReplyReading | None, str]:
     )
 
 
-class LLMReader:
+class LLMReader(ModelReader[ReplyReading]):
     """Reads user replies with a chat model (``complete(messages) -> response.text``)."""
-
-    def __init__(self, model: _Model, name: str, folder: Path = PROMPTS_DIR) -> None:
-        self.model = model
-        self.name = name
-        self.folder = folder
-        self._memo: OrderedDict[tuple[str, str, tuple[str, ...]], ReplyReading] = OrderedDict()
-
-    @classmethod
-    def from_spec(cls, spec: str) -> LLMReader:
-        """Build a reader for a model spec (responses cached in the store file)."""
-        from core.llm import make_client
-        from core.paths import default_store_path
-
-        return cls(
-            make_client(spec, cache_path=default_store_path(), role="interpreter"), name=spec
-        )
 
     def messages(
         self, text: str, intent: Intent, world: HostWorld, asked: Sequence[str] = ()
     ) -> list[dict[str, Any]]:
         """Return the structured prompt for ``text`` over ``intent``."""
-        lines = [
-            f"- {c.slot}: {world.slot_label(c)} = {world.phrase(c)}" for c in intent.conditions
-        ]
-        tpl = Template((self.folder / "user_read.md").read_text(encoding="utf-8"))
-        body = tpl.substitute(
-            slots="\n".join(lines) or "- (none)",
+        return self.prompt(
+            "user_read.md",
+            slots=slot_lines(intent, world),
             asked=", ".join(asked) or "(nothing in particular)",
             reply=text,
         )
-        return [{"role": "user", "content": body}]
 
     def read(
         self, text: str, intent: Intent, world: HostWorld, *, asked: Sequence[str] = ()
@@ -131,13 +96,10 @@ class LLMReader:
         got = self._memo.get(key)
         if got is not None:
             return got
-        raw = ""
-        try:
-            resp = self.model.complete(self.messages(text, intent, world, asked), temperature=0.0)
-            raw = str(getattr(resp, "text", resp))
-            reading, problem = validate(raw, intent)
-        except Exception as exc:  # noqa: BLE001 - a failing model falls back, never crashes
-            reading, problem = None, f"{type(exc).__name__}: {exc}"
+        reading, problem, raw = self.ask(
+            lambda: self.messages(text, intent, world, asked),
+            lambda answer: validate(answer, intent),
+        )
         offline = read_offline(text, intent, world, asked=asked)
         if reading is None:
             out = ReplyReading(
@@ -161,9 +123,7 @@ class LLMReader:
                 source=self.name,
                 raw=raw[:RAW_CHARS],
             )
-        self._memo[key] = out
-        while len(self._memo) > 4096:
-            self._memo.popitem(last=False)
+        self._memo.put(key, out)
         return out
 
 
@@ -176,5 +136,5 @@ def reader_for(spec: str) -> LLMReader:
     got = _READERS.get(spec)
     if got is None:
         got = LLMReader.from_spec(spec)
-        _READERS.put(spec, got)
+        _READERS.put(spec, got)  # module state, declared in docs/ARCHITECTURE.md
     return got

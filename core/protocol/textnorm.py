@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.protocol.numwords import ONE_TO_TEN
+
 IRREGULAR: dict[str, str] = {
     "paid": "pay",
     "bought": "buy",
@@ -351,22 +353,12 @@ def numbers(text: str) -> list[float]:
 
 
 WORD_NUMBERS: dict[str, int] = {
-    "zero": 0,
+    **ONE_TO_TEN,
     "no": 0,
     "none": 0,
-    "one": 1,
     "single": 1,
-    "two": 2,
     "couple": 2,
     "pair": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
     "twelve": 12,
     "dozen": 12,
 }

@@ -61,11 +61,6 @@ def iter_episode_records(store: Store, run: str) -> Iterator[dict[str, Any]]:
         }
 
 
-def episode_records(store: Store, run: str) -> list[dict[str, Any]]:
-    """Every record of :func:`iter_episode_records` as a list (small runs, tests)."""
-    return list(iter_episode_records(store, run))
-
-
 def _flat(r: dict[str, Any]) -> dict[str, Any]:
     summary = r["summary"] or {}
     return {
@@ -106,11 +101,6 @@ def iter_flat_rows(store: Store, run: str) -> Iterator[dict[str, Any]]:
     """One flat row per episode (for CSV / Parquet): ids, cell, outcome and summary fields."""
     for r in _rows(store, run):
         yield _flat(r)
-
-
-def flat_rows(store: Store, run: str) -> list[dict[str, Any]]:
-    """Every row of :func:`iter_flat_rows` as a list (small runs, tests)."""
-    return list(iter_flat_rows(store, run))
 
 
 def export_run(store: Store, run: str, fmt: str, out: Path | IO[str]) -> int:

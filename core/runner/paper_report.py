@@ -230,12 +230,15 @@ def figures(store: Store, plan: Plan) -> dict[str, Any]:
         comp,
         x="k",
         y="value",
-        error_y="sd",
+        error_y="err_plus",
+        error_y_minus="err_minus",
         color="method",
         facet_row="metric",
         facet_col="benchmark",
         markers=True,
-        title="Fig. 10 — fault complexity (mean ± sd over seeds)",
+        title="Fig. 10 — fault complexity (mean over seeds; error bars: "
+        + (" / ".join(sorted(set(comp["err_kind"].dropna()))) or "none")
+        + ")",
     )
     both = pd.concat(
         [

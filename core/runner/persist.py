@@ -69,11 +69,6 @@ def write_records(store: Store, records: Sequence[EpisodeRecord]) -> None:
         conn.executemany(_EVENT_SQL, events)
 
 
-def write_record(store: Store, rec: EpisodeRecord) -> None:
-    """Write one finished episode (header, events, outcome) to the store."""
-    write_records(store, [rec])
-
-
 @dataclass
 class ResumeState:
     """Per-key bookkeeping from the store rows of a run (keys are ``EpisodeKey.key()``)."""

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable
 from typing import Any
 
 from core.errors import ConfigError
-from core.model.run import EpisodeKey, RunOptions, RunResult, RunSpec
+from core.model.run import RunOptions, RunResult, RunSpec
 from core.runner.bookkeeping import (
     CANCEL_POLL_S,
     POOL_MIN_EPISODES,
@@ -43,7 +42,7 @@ from core.runner.lifecycle import (
     sweep_status,
 )
 from core.runner.llm_backends import LLM_EPISODES_PER_PROCESS, llm_processes, run_llm
-from core.runner.persist import ResumeState, resume_state, write_record, write_records
+from core.runner.persist import ResumeState, resume_state, write_records
 from core.runner.plan import SampleSource, plan_keys, validate_spec
 from core.runner.symbolic_backends import chunk_size, run_symbolic
 from core.runner.units import key_id, units_of
@@ -66,13 +65,11 @@ __all__ = [
     "WRITE_INTERVAL_S",
     "ResumeState",
     "chunk_size",
-    "iter_keys",
     "llm_processes",
     "progress",
     "request_cancel",
     "resume_state",
     "run_sweep",
-    "write_record",
     "write_records",
 ]
 
@@ -191,10 +188,3 @@ def request_cancel(store: Store, run: str) -> None:
     r = store.get_run(run)
     if r["status"] in (STATUS_RUNNING, STATUS_PENDING):
         store.set_run_status(r["run_id"], STATUS_CANCELLING)
-
-
-def iter_keys(spec: RunSpec, store: Store | None) -> Iterable[EpisodeKey]:
-    """Every episode key of a spec (deterministic order), generated lazily."""
-    from core.runner.plan import iter_plan_keys
-
-    return iter_plan_keys(SampleSource(store), spec)

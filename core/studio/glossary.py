@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from core.faults.taxonomy import FAMILY_GLOSSARY, FAMILY_TYPES, GLOSSARY
 from core.model.base import Strict
-from core.model.sample import FAMILY_OF, FaultType
+from core.model.sample import FaultType
 from core.model.shift import SHIFT_GLOSSARY, ShiftOperator
 
 NONE = "none"
@@ -89,11 +89,3 @@ def glossary(kind: str) -> list[GlossEntry]:
     if kind == "shift_type":
         return shift_glossary()
     return []
-
-
-def family_of(value: str) -> str:
-    """The family of a fault type value (``""`` for "none" or an unknown value)."""
-    try:
-        return FAMILY_OF[FaultType(value)].value
-    except ValueError:
-        return ""

@@ -38,9 +38,7 @@ from pydantic import Field, ValidationError
 
 from core.errors import ConfigError
 from core.model.base import Strict
-from core.model.config import ProtocolConfig
 from core.model.run import (
-    OFFLINE_AGENT,
     RunOptions,
     RunSpec,
     agent_of_spec_json,
@@ -48,6 +46,7 @@ from core.model.run import (
 )
 from core.runner.costs import cost_split
 from core.runner.lifecycle import effective_status
+from core.runner.spec_build import build_spec
 from core.store import Store, utcnow
 from core.studio.branches import branch_spec, sync_branch_runs
 
@@ -204,71 +203,32 @@ def progress_rate(
 
 
 # ---------------------------------------------------------------------------------- specs
-def spec_from_form(
-    *,
-    benchmarks: Sequence[str],
-    methods: Sequence[str],
-    personas: Sequence[str],
-    seeds: int,
-    agent: str = OFFLINE_AGENT,
-    user_voice: str = "template",
-    limit: int | None = None,
-    name: str | None = None,
-    source: str | None = None,
-    split: str | None = None,
-    shifts: str = "on",
-    faults: str | None = None,
-) -> RunSpec:
+def spec_from_form(*, personas: Sequence[str], limit: int | None = None, **choices: Any) -> RunSpec:
     """Build a :class:`RunSpec` from the Runs form (validated; nothing is written).
 
+    The same construction as ``driftbench run`` (:func:`core.runner.spec_build.build_spec`,
+    whose arguments the form's other fields are): the same role defaults from the models file
+    (a blank agent or user voice is the file's, else symbolic / template) and every LLM role's
+    settings in the spec, so a run launched here has the identity the command gives it.
+
     Args:
-        benchmarks: Benchmark ids.
-        methods: Method ids.
-        personas: Persona ids.
-        seeds: Number of seeds (seeds ``0 … seeds-1``).
-        agent: ``symbolic`` or a model spec.
-        user_voice: ``template`` or a model spec.
+        personas: Persona ids (the form needs at least one).
         limit: Samples per benchmark (None or 0 = all).
-        name: Run name (blank = the run id).
-        source: Only samples of this provenance (``bundled``, ``built``, ``release`` or an
-            import's name; None or blank = all).
-        split: Only samples of this split (None or blank = all).
-        shifts: ``on`` or ``off`` (silent intent shifts; part of the run's identity).
-        faults: ``single``, ``composite``, ``k1``, ``k2``, ``k4`` or None/``all`` (every
-            sample).
+        **choices: ``benchmarks``, ``methods``, ``seeds``, ``agent``, ``user_voice``, ``name``,
+            ``source``, ``split``, ``shifts``, ``faults`` as :func:`build_spec` takes them.
 
     Raises:
-        ConfigError: Naming the form field that is wrong.
+        ConfigError: Naming the form field that is wrong (file ``run form``).
     """
-    for field, values in (("benchmarks", benchmarks), ("methods", methods), ("personas", personas)):
-        if not values:
-            raise ConfigError(f"choose at least one of {field}", file="run form", field=field)
-    if seeds < 1:
-        raise ConfigError("at least one seed", file="run form", field="seeds")
-    if shifts not in ("on", "off"):
-        raise ConfigError("shifts must be on or off", file="run form", field="shifts")
-    extra: dict[str, Any] = {}
-    if shifts == "off":
-        extra["config"] = ProtocolConfig(shifts_enabled=False)
-    try:
-        return RunSpec(
-            name=(name or "").strip() or None,
-            benchmarks=tuple(benchmarks),
-            methods=tuple(methods),
-            personas=tuple(personas),
-            seeds=tuple(range(int(seeds))),
-            agent=(agent or "").strip() or OFFLINE_AGENT,
-            user_voice=(user_voice or "").strip() or "template",
-            limit=int(limit) if limit else None,
-            source=(source or "").strip() or None,
-            split=(split or "").strip() or None,
-            faults=None if faults in (None, "", "all") else faults,
-            **extra,
-        )
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first.get("loc", ())) or None
-        raise ConfigError(str(first.get("msg", exc)), file="run form", field=loc) from exc
+    if not personas:
+        raise ConfigError("choose at least one of personas", file="run form", field="personas")
+    return build_spec(
+        personas=personas,
+        limit=int(limit) if limit else None,
+        field_of=str,
+        file="run form",
+        **choices,
+    )
 
 
 # ---------------------------------------------------------------------------------- job files

@@ -11,8 +11,6 @@ labels hold persona identifications, identification and consistency).
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 
 from core.errors import ConfigError
@@ -90,13 +88,3 @@ def play_study_realism(store: Store, study: str) -> dict[str, pd.DataFrame]:
     return realism_report(
         episodes, human_identifications(store, sid), human_consistency(store, sid)
     )
-
-
-def realism_summary(frames: dict[str, Any]) -> list[dict[str, Any]]:
-    """The behaviour frame as plain rows (for a CLI or a page table)."""
-    frame = frames.get("behaviour")
-    if frame is None or frame.empty:
-        return []
-    return [
-        {k: (None if pd.isna(v) else v) for k, v in r.items()} for r in frame.to_dict("records")
-    ]

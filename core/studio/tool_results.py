@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field
 
 from core.model.base import Strict
-from core.studio.toolcalls import Line
+from core.studio.toolcalls import Line, cell_text
 
 ID_KEY = re.compile(r"(^|_)(id|ids|asin|number|code)$", re.IGNORECASE)
 """Keys whose values are identifiers (``order_id``, ``item_ids``, ``asin``, ``flight_number``)."""
@@ -58,23 +58,6 @@ class FullResult(Strict):
     ids: tuple[IdRef, ...] = ()
     json_text: str | None = Field(default=None, description="Pretty JSON (None: not JSON).")
     text: str = Field(default="", description="The result text when it is not JSON.")
-
-
-def cell_text(value: Any) -> str:
-    """A value as full text for a field or a cell (nothing cut, no quotes)."""
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, (int, str)):
-        return str(value)
-    if isinstance(value, Mapping):
-        return ", ".join(f"{k}: {cell_text(v)}" for k, v in value.items()) or "—"
-    if isinstance(value, Sequence):
-        return "; ".join(cell_text(v) for v in value) or "—"
-    return str(value)
 
 
 def _is_records(value: Any) -> bool:

@@ -32,11 +32,6 @@ def call_view(tool: str, args: Mapping[str, Any]) -> None:
         st.text("\n".join(f"{f.name}: {f.value}" for f in call.fields))
 
 
-def result_title(text: str) -> str:
-    """A short description of a result for an expander title (``an object with 7 fields``)."""
-    return full_result(text).summary
-
-
 def full_tool_result(text: str) -> FullResult:
     """Render one tool result in three tabs: Readable, IDs (copyable) and JSON.
 

@@ -13,8 +13,7 @@ from typing import Any
 
 from core.envs.tau2.generate import (
     address,
-    credit_cards,
-    person,
+    customers,
     unique,
 )
 from core.envs.tau2.schema import AFlight, AReservation, typed
@@ -106,10 +105,7 @@ def make_flights(rng: random.Random) -> dict[str, Any]:
 def make_users(rng: random.Random, used: set[str]) -> dict[str, Any]:
     """The customers, their payment methods and saved passengers."""
     users: dict[str, Any] = {}
-    used_uids: set[str] = set()
-    for _ in range(N_USERS):
-        first, last, uid = person(rng, used_uids)
-        methods: dict[str, Any] = credit_cards(rng, used)
+    for first, last, uid, methods in customers(rng, N_USERS, used):
         if rng.random() < 0.5:
             gid = unique(rng, 7, used, "gift_card_")
             methods[gid] = {"source": "gift_card", "id": gid, "amount": rng.randint(0, 300)}

@@ -12,9 +12,8 @@ from core.envs.tau2.generate import (
     TONES,
     action,
     address,
-    credit_cards,
+    customers,
     digits,
-    person,
     task_dict,
     unique,
 )
@@ -90,10 +89,7 @@ def _products(rng: random.Random, used: set[str]) -> dict[str, Any]:
 
 def _users(rng: random.Random, used: set[str]) -> dict[str, Any]:
     users: dict[str, Any] = {}
-    used_uids: set[str] = set()
-    for _ in range(N_USERS):
-        first, last, uid = person(rng, used_uids)
-        methods: dict[str, Any] = credit_cards(rng, used)
+    for first, last, uid, methods in customers(rng, N_USERS, used):
         if rng.random() < 0.5:
             pid = unique(rng, 7, used, "paypal_")
             methods[pid] = {"source": "paypal", "id": pid}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,20 @@ def person(rng: random.Random, used_ids: set[str]) -> tuple[str, str, str]:
         if uid not in used_ids:
             used_ids.add(uid)
             return first, last, uid
+
+
+def customers(
+    rng: random.Random, n: int, used: set[str]
+) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+    """``n`` customers, one at a time: (first, last, unique user id, their credit cards).
+
+    Draws each customer's name and cards just before the caller draws the rest of that
+    customer (the draws happen in the order a loop over customers made them).
+    """
+    used_ids: set[str] = set()
+    for _ in range(n):
+        first, last, uid = person(rng, used_ids)
+        yield first, last, uid, credit_cards(rng, used)
 
 
 def address(rng: random.Random, optional_line2: bool = False) -> dict[str, Any]:

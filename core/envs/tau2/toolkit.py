@@ -71,10 +71,6 @@ def s_obj(desc: str, props: dict[str, str], types: dict[str, str] | None = None)
     }
 
 
-class ToolError(ValueError):
-    """A by-design tool failure (the message is shown to the agent as ``Error: <msg>``)."""
-
-
 class Toolkit:
     """Base class of a domain's tool table."""
 
@@ -206,7 +202,6 @@ def render(result: Any) -> str:
 
 __all__ = [
     "Toolkit",
-    "ToolError",
     "render",
     "s_arr",
     "s_int",

@@ -111,9 +111,6 @@ class _Importer:
     def _bar(self, label: str, path: Path) -> Progress:
         return Progress(label, path.stat().st_size, self.progress, self.out)
 
-    def _stage(self) -> str:
-        return _meta(self.conn, "stage", "attrs")
-
     def attrs(self) -> None:
         if self.s.attrs is None:
             return

@@ -8,7 +8,6 @@ seeds; host subclasses refine them from the world's public attributes.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from typing import Literal
@@ -300,11 +299,3 @@ class HostAdapter:
     def supports_capability_fault(self) -> bool:
         """Whether tool_capability_mismatch is realisable (needs write tools and requests)."""
         return False
-
-    def base_label(self, intent: Intent) -> str:
-        """Readable label of a base (for pivot deltas)."""
-        try:
-            obj = json.loads(intent.base)
-        except (ValueError, TypeError):
-            return intent.base
-        return canonical_json(obj)

@@ -167,12 +167,3 @@ def get_judgments(store: Store, judge: str) -> dict[str, SessionJudgment]:
         "SELECT session_id, value FROM session_judgments WHERE judge=?", (judge,)
     ).fetchall()
     return {sid: SessionJudgment.model_validate_json(v) for sid, v in rows}
-
-
-def list_judges(store: Store) -> list[str]:
-    """Names of judges with stored session judgments."""
-    ensure_study_schema(store)
-    return [
-        r[0]
-        for r in store.conn.execute("SELECT DISTINCT judge FROM session_judgments ORDER BY judge")
-    ]

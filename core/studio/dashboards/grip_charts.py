@@ -6,7 +6,8 @@ figures — no store, no widgets — so the dashboard, the CLI and tests can all
 * Every bar or point that shows a mean carries an error bar: sd over seeds when every cell has
   two or more seeds, else a 95 % bootstrap interval over the cell's episodes
   (:mod:`core.grip.intervals`); the kind is named in the figure's title. The A0 → A3 change
-  carries its paired bootstrap interval, Reaction its median's interval.
+  carries its paired bootstrap interval. Fig. 10 draws :func:`core.grip.paper.fault_complexity`
+  (mean ± sd over seeds), the frame ``driftbench reproduce`` draws.
 * The heatmap is faceted by benchmark (one panel each), metric names read horizontally, every
   cell carries its rank (1 = best; ties share their average rank) and its n, and the legend
   says that 1 is best.
@@ -40,7 +41,7 @@ FIGURES: dict[str, str] = {
     "persona_fans": "Per-persona metrics by method",
     "a0_to_a3": "Aim and Recovery change from A0 to A3 (paired, 95% CI)",
     "earned_vs_inferred": "Earned vs Inferred success on hidden-target episodes",
-    "reaction_by_faults": "Reaction (median turns) by number of composed faults",
+    "fault_complexity": "Fig. 10 — Success and Reaction by number of composed faults",
     "patience_by_shifts": "Remaining patience with silent shifts off vs on",
 }
 """The paper's GRIP figures by frame name, with their titles."""
@@ -157,23 +158,24 @@ def grip_figure(name: str, df: pd.DataFrame, *, metric: str | None = None) -> go
             hover_data={"label": True},
             labels={"shown": "share of hidden-target episodes (×100)"},
         )
-    elif name == "reaction_by_faults":
-        d = df.copy()
-        d["hi"] = d["ci_high"].astype(float) - d["median_reaction"].astype(float)
-        d["lo"] = d["median_reaction"].astype(float) - d["ci_low"].astype(float)
+    elif name == "fault_complexity":
+        d = _scaled(df)
         fig = px.line(
             d,
             x="k",
-            y="median_reaction",
-            error_y="hi",
-            error_y_minus="lo",
+            y="shown",
+            error_y="err_plus",
+            error_y_minus="err_minus",
             color="method",
             markers=True,
             facet_col="benchmark",
-            hover_data={"mean_reaction": True, "n": True},
-            labels={"k": "composed faults", "median_reaction": "median turns to acceptance"},
+            facet_row="metric",
+            hover_data={"label": True, "n_seeds": True, "denominator": True},
+            labels={"k": "composed faults", "shown": "Success (×100) / Reaction (turns)"},
+            category_orders={"metric": ["Success", "Reaction"]},
         )
         fig.update_xaxes(dtick=1)
+        fig.update_yaxes(matches=None, showticklabels=True)
     elif name == "patience_by_shifts":
         d = _scaled(df)
         fig = _bars(
@@ -189,7 +191,11 @@ def grip_figure(name: str, df: pd.DataFrame, *, metric: str | None = None) -> go
         )
     else:
         return empty_figure(f"unknown figure {name}")
-    height = figure_height(df) if name == "patience_by_shifts" else LAYOUT["height"]
+    height = LAYOUT["height"]
+    if name == "patience_by_shifts":
+        height = figure_height(df)
+    elif name == "fault_complexity":
+        height = 2 * height - 140  # two facet rows: Success and Reaction
     full = f"{title}<br><sup>{note}</sup>" if note else title
     fig.for_each_annotation(lambda a: a.update(text=str(a.text).split("=")[-1]))
     fig.update_layout(title=full, **{**LAYOUT, "height": height})

@@ -10,13 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from core.grip.metrics import EPISODE_METRICS, METRIC_BY_NAME
+from core.grip.metrics import METRIC_BY_NAME
 
 UNDEFINED = "—"
 """How an undefined metric value is shown (never 0)."""
-
-COLUMN_OF: dict[str, str] = {m.name: m.column for m in EPISODE_METRICS}
-"""The per-episode frame column behind each episode-level metric."""
 
 
 def scale_of(metric: str) -> float:

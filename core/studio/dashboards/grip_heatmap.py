@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from core.grip.figures import persona_heatmap
-from core.grip.metrics import METRIC_BY_NAME, METRIC_NAMES
+from core.grip.metrics import COLUMN_OF, METRIC_BY_NAME, METRIC_NAMES
 from core.model.base import Strict
-from core.studio.dashboards.grip_format import COLUMN_OF, fmt
+from core.studio.dashboards.grip_format import fmt
 from core.studio.plainwords import plain_outcome
 
 INSPECT_PATH = "inspect"

@@ -266,12 +266,12 @@ def figure_frame(name: str, frame: pd.DataFrame, pairs: pd.DataFrame | None = No
     """One of the paper's figure frames by name (only that one is computed).
 
     Names: ``success_by_backbone``, ``persona_fans``, ``a0_to_a3``, ``earned_vs_inferred``,
-    ``reaction_by_faults``, ``patience_by_shifts``.
+    ``fault_complexity``, ``patience_by_shifts``.
 
     Raises:
         KeyError: On an unknown name.
     """
-    from core.grip import figures
+    from core.grip import figures, paper
 
     if frame.empty:
         return pd.DataFrame()
@@ -280,7 +280,7 @@ def figure_frame(name: str, frame: pd.DataFrame, pairs: pd.DataFrame | None = No
         "persona_fans": lambda f: figures.persona_fans(f, pairs),
         "a0_to_a3": figures.method_change,
         "earned_vs_inferred": figures.earned_vs_inferred,
-        "reaction_by_faults": figures.reaction_by_faults,
+        "fault_complexity": paper.fault_complexity,
         "patience_by_shifts": figures.patience_by_shifts,
     }
     out: pd.DataFrame = builders[name](frame)

@@ -118,3 +118,6 @@ def test_fig10_is_mean_and_sd_over_seeds() -> None:
     assert react["sd"] == pytest.approx(np.std([2.0, 4.0], ddof=1))
     assert int(react["n_seeds"]) == 2
     assert set(out["k"]) == {1, 2}
+    # issue 30's error bars: the sd over seeds, named
+    assert react["err_kind"] == "sd over seeds"
+    assert react["err_minus"] == react["err_plus"] == pytest.approx(react["sd"])

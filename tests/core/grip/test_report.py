@@ -246,7 +246,7 @@ def test_figure_frames_and_drilldown(store: Store) -> None:
         "persona_fans",
         "a0_to_a3",
         "earned_vs_inferred",
-        "reaction_by_faults",
+        "fault_complexity",
         "patience_by_shifts",
         "persona_heatmap",
     }
@@ -254,8 +254,10 @@ def test_figure_frames_and_drilldown(store: Store) -> None:
     assert set(sb["metric"]) == {"Success", "Score"} and set(sb["backbone"]) == {"symbolic"}
     ei = figs["earned_vs_inferred"]
     assert set(ei["component"]) == {"Earned", "Inferred"}
-    rk = figs["reaction_by_faults"]
-    assert list(rk["median_reaction"]) == [1.0] and list(rk["n"]) == [6]
+    rk = figs["fault_complexity"]
+    react = rk[rk.metric == "Reaction"]
+    assert list(react["value"]) == [1.0] and list(react["denominator"]) == [6]
+    assert set(rk["metric"]) == {"Success", "Reaction"} and "err_plus" in rk.columns
     assert set(figs["patience_by_shifts"]["shifts"]) == {"on"}
     heat = persona_heatmap(frame, metrics=["Success", "Staleness"])
     succ = heat[heat.metric == "Success"].set_index("persona")

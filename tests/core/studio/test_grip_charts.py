@@ -140,3 +140,42 @@ def test_second_best_is_underlined_in_the_grid() -> None:
             assert not (t.best.iat[i, m_i] and t.second.iat[i, m_i])
     assert t.second.to_numpy().any() and "text-decoration: underline" in html
     assert "**" not in html and not re.search(r"tau2\\\\_retail", html)
+
+
+def test_studio_fig10_draws_the_papers_mean_over_seeds() -> None:
+    """Fig. 10 in the studio is ``core.grip.paper.fault_complexity`` (mean ± sd over seeds, the
+    frame ``driftbench reproduce`` draws), not a pooled median."""
+    from core.grip.paper import fault_complexity
+
+    frame = sweep(seeds=(0, 1, 2))
+    # skew one cell so a pooled median and the mean of per-seed means disagree
+    cell = (frame["benchmark"] == "webshop") & (frame["method"] == "A0") & (frame["k"] == 1)
+    frame.loc[cell, "reaction"] = np.where(frame.loc[cell, "seed"] == 0, 9.0, 1.0)
+    frame.loc[cell, "success"] = 1.0
+    df = d.figure_frame("fault_complexity", frame)
+    expected = fault_complexity(frame)
+    pd.testing.assert_frame_equal(df, expected)
+    react = expected[
+        (expected.benchmark == "webshop")
+        & (expected.method == "A0")
+        & (expected.k == 1)
+        & (expected.metric == "Reaction")
+    ].iloc[0]
+    pooled_median = float(frame.loc[cell, "reaction"].median())
+    assert react["value"] == pytest.approx((9.0 + 1.0 + 1.0) / 3) != pooled_median
+    assert react["err_kind"] == SD_OVER_SEEDS
+    assert react["err_plus"] == pytest.approx(np.std([9.0, 1.0, 1.0], ddof=1))
+    fig = d.grip_figure("fault_complexity", df)
+    assert SD_OVER_SEEDS in fig.layout.title.text
+    drawn: dict[tuple[str, str, str, int], tuple[float, float]] = {}
+    for t in fig.data:
+        facet = dict(part.split("=", 1) for part in t.hovertemplate.split("<br>")[:3])
+        for x, y, e in zip(t.x, t.y, t.error_y.array, strict=True):
+            drawn[(facet["method"], facet["benchmark"], facet["metric"], int(x))] = (y, e)
+    shown = expected[expected["value"].notna()]
+    assert len(drawn) == len(expected) and not shown.empty
+    for r in shown.to_dict("records"):
+        scale = 100.0 if r["metric"] == "Success" else 1.0
+        y, e = drawn[(r["method"], r["benchmark"], r["metric"], int(r["k"]))]
+        assert y == pytest.approx(r["value"] * scale)
+        assert e == pytest.approx(r["err_plus"] * scale)

@@ -262,3 +262,51 @@ def test_a_run_without_a_valid_spec_cannot_be_resumed(store: Store) -> None:
     assert exc.value.field == "runs.spec"
     [row] = jobs.run_rows(store)
     assert row.agent == "symbolic" and row.worker == "unknown"
+
+
+def test_runs_form_and_run_command_build_one_spec_with_model_settings(tmp_path: Path) -> None:
+    """Issue 29's gap: a run launched from the Runs page records the models file's settings of
+    every LLM role in its identity, exactly as ``driftbench run`` does (same spec, same id)."""
+    from core.cli import build_parser
+    from core.cli.cmd_run import spec_from_args
+    from core.llm.models import configure, current_config, use_config
+
+    models = tmp_path / "models.yaml"
+    models.write_text(
+        "agent: {model: openai/m, api_base: 'http://127.0.0.1:1/v1', max_tokens: 256}\n"
+        "voice: {model: openai/v, api_base: 'http://127.0.0.1:1/v1', max_tokens: 96}\n"
+        "interpreter: {model: openai/i, api_base: 'http://127.0.0.1:1/v1', max_tokens: 64}\n",
+        encoding="utf-8",
+    )
+    before = current_config()
+    try:
+        configure(models)
+        agent = "openai/m@http://127.0.0.1:1/v1"
+        form = jobs.spec_from_form(
+            benchmarks=["webshop"],
+            methods=["A0"],
+            personas=["rational"],
+            seeds=2,
+            agent=agent,
+            user_voice="",  # the form's blank voice: the models file's, as the command's default
+        )
+        args = build_parser().parse_args(
+            ["run", "--benchmark", "webshop", "--method", "A0", "--persona", "rational"]
+            + ["--seeds", "2", "--agent", agent]
+        )
+        cli = spec_from_args(args)
+        assert form == cli and form.run_id() == cli.run_id()
+        assert form.models is not None
+        assert form.models["agent"]["max_tokens"] == 256
+        assert form.models["voice"]["max_tokens"] == 96
+        assert form.models["interpreter"]["model"] == "openai/i"
+        assert form.interpreter == "openai/i@http://127.0.0.1:1/v1"
+        # another cap in the models file is another run (never one run with two caps)
+        models.write_text(models.read_text().replace("256", "128"), encoding="utf-8")
+        configure(models)
+        again = jobs.spec_from_form(
+            benchmarks=["webshop"], methods=["A0"], personas=["rational"], seeds=2, agent=agent
+        )
+        assert again.run_id() != form.run_id()
+    finally:
+        use_config(before)

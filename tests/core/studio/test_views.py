@@ -12,7 +12,7 @@ from core.studio.inspector import choose_episode, reveal, table_rows
 from core.studio.jobs import Job, RunRow, fmt_duration, progress_rate
 from core.studio.plainwords import plain_outcome, plain_reason, plain_termination
 from core.studio.study_setup import pair_episodes, study_spec
-from core.studio.toolcalls import describe_call, describe_result
+from core.studio.toolcalls import MAX_VALUE_CHARS, describe_call
 from tests.core.studio.test_dashboards import frame_of
 
 
@@ -55,11 +55,8 @@ def test_tool_calls_and_results_are_readable() -> None:
         ("n", "2"),
     ]
     assert "(" not in call.summary and "'" not in call.summary
-    obj = describe_result('{"order_id": "#W1", "status": "pending", "items": ["a", "b"]}')
-    assert [(f.name, f.value) for f in obj.fields][-1] == ("items", "a; b")
-    rows = describe_result('[{"id": 1, "ok": true}, {"id": 2, "ok": false}]')
-    assert rows.rows == ({"id": "1", "ok": "yes"}, {"id": "2", "ok": "no"})
-    assert describe_result("Error: order not found").text == "Error: order not found"
+    long = describe_call("note", {"text": ["x" * 400, "y"]}).fields[0].value
+    assert len(long) == MAX_VALUE_CHARS and long.endswith("…")  # short: cut, full: cell_text
 
 
 def test_every_grid_cell_shows_its_n_and_small_cells_are_never_best() -> None:
