@@ -94,8 +94,8 @@ if not research:
     st.subheader("How it works")
     st.markdown(
         "- **Play as user**: read your persona and private goal on the left, answer the agent "
-        "in your own words and tick what each reply tells it. A banner tells you when your goal "
-        "changes.\n"
+        "in your own words; before you send, the page shows what the agent will learn from "
+        "them. A banner tells you when your goal changes.\n"
         "- **Play as agent**: use the tools and messages to find out what the customer wants, "
         "then give your final answer; a debrief shows the truth afterwards.\n"
         "- **Annotate**: one item at a time; number keys pick a label, Enter saves.\n"

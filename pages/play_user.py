@@ -18,6 +18,7 @@ import streamlit as st
 from core.paths import default_store_path
 from core.studio import roleplay as play
 from core.studio.agent_replay import describe_action as describe
+from core.studio.blind import blind_play
 from core.studio.choices import method_label
 from core.studio.env import env_name, settings
 from core.studio.links import link_int
@@ -143,15 +144,22 @@ with st.status("The agent is working…", expanded=client is not None) as progre
     done = guarded(
         play.advance, store, eid, client=client, on_action=lambda a: progress.write(describe(a))
     )
-    progress.update(label="The agent is waiting for you.", state="complete", expanded=False)
     if done is None:
+        progress.update(label="Something went wrong.", state="error", expanded=False)
         st.stop()
+    ended = "The episode is over." if done.ended else "The agent is waiting for you."
+    progress.update(label=ended, state="complete", expanded=False)
 pv = play.user_play_view(store, eid)
 uv = pv.user
 owner = play_owner(store, eid)
 
 top = st.container(horizontal=True, vertical_alignment="center")
-top.caption(f"Episode {eid} · {header.benchmark} · agent {method_label(pv.method)} ({pv.agent})")
+facing = (
+    "agent not named (blind study)"
+    if blind_play(store, eid)
+    else f"agent {method_label(pv.method)} ({pv.agent})"
+)
+top.caption(f"Episode {eid} · {header.benchmark} · {facing}")
 play_controls(top, store, KEY, "play_user", eid, ended=uv.ended, player=user.name)
 
 for banner in pv.shifts:

@@ -159,9 +159,12 @@ class LLMAgent(AgentBase):
         if self.seed is not None and getattr(spec, "temperature", 0.0) != 0.0:
             out["seed"] = self.seed
         if self.action_format == "json":
-            # the forced final answer: the schema allows the answer shape only
+            # the forced final answer: the schema allows the answer shape only; once the method
+            # has no question left before its first answer, no clarify shape either (a
+            # constrained model would keep writing the question the method refuses)
             tools = () if view.forced_final else view.tools
-            schema = action_schema(tools, can_ask=self._can_ask(view), memory=self.method.memory)
+            can_ask = self._can_ask(view) and not self._questions_used_up()
+            schema = action_schema(tools, can_ask=can_ask, memory=self.method.memory)
             out["response_format"] = response_format(schema)
         return out
 
@@ -261,14 +264,14 @@ class LLMAgent(AgentBase):
             )
         return result
 
+    def _questions_used_up(self) -> bool:
+        """Whether the method's questions before its first final answer are all asked."""
+        cap = self.method.max_questions_before_first_proposal
+        return cap is not None and not self.proposed and self.questions_before_proposal >= cap
+
     def _rule_problem(self, result: ParseResult) -> str | None:
         cap = self.method.max_questions_before_first_proposal
-        if (
-            cap is not None
-            and isinstance(result.action, Ask)
-            and not self.proposed
-            and self.questions_before_proposal >= cap
-        ):
+        if isinstance(result.action, Ask) and self._questions_used_up():
             return f"your method allows at most {cap} question(s) before your first final answer"
         return None
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.envs.base import EnvSession, HostWorld
-from core.envs.requirement_lexicon import Problem, content_words, default_slot_label
+from core.envs.requirement_lexicon import Problem, default_slot_label, tokens
 from core.model.events import Disclosure, DisclosureHow, ReplyKind
 from core.model.intent import ConditionValue
 from core.protocol.interpret import QuestionAct, interpret
@@ -178,9 +178,9 @@ def plan_answer(
     if not asked_in:
         ctx = world.context_facts(state.current)
         keys = [k for k in reading.context if k in ctx]
-        if not keys:
-            words = content_words(question)
-            keys = [k for k in sorted(ctx) if content_words(k) & words]
+        if not keys:  # a fact asked for by its own name: every word of it ("last name")
+            words = set(tokens(question))
+            keys = [k for k in sorted(ctx) if _fact_words(k) <= words]
         if keys:
             cfacts = tuple(
                 Fact(
@@ -240,6 +240,15 @@ _CONTEXT_WORDS = {
     "zip": "zip code",
     "email": "email",
 }
+
+
+def _fact_words(key: str) -> set[str]:
+    """Return the words naming a context fact (``last_name`` → last, name).
+
+    A question asks for the fact only when it uses all of them: "last night" or "the first
+    game" ask for no name.
+    """
+    return set(tokens(key.replace("_", " "))) or {key.lower()}
 
 
 def _context_phrase(key: str, value: str) -> str:

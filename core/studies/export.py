@@ -71,6 +71,22 @@ def _plays(store: Store, study_id: str) -> list[dict[str, Any]]:
     return rows
 
 
+def _agent_message(action: Any) -> str:
+    """What the agent did that a user turn answers: its words, or the tool call it made.
+
+    A reply to a proposal made by a tool call (WebShop's Buy Now, a τ² write) answers that
+    call: ``click {"target": "buy now"}`` (not the action's kind, ``env``).
+    """
+    text = getattr(action, "text", "") or ""
+    if text:
+        return str(text)
+    call = getattr(action, "action", None)
+    if call is not None and getattr(call, "tool", None):
+        args = json.dumps(call.args, ensure_ascii=False, sort_keys=True)
+        return f"{call.tool} {args}"
+    return str(getattr(action, "raw", "") or action.kind)
+
+
 def _turns(store: Store, plays: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for p in plays:
@@ -81,7 +97,7 @@ def _turns(store: Store, plays: Sequence[dict[str, Any]]) -> list[dict[str, Any]
         pending: ReplyRead | None = None
         for ev in store.events(eid):
             if isinstance(ev, AgentActed):
-                question = getattr(ev.action, "text", "") or ev.action.kind
+                question = _agent_message(ev.action)
             elif isinstance(ev, ReplyRead):
                 pending = ev
             elif isinstance(ev, UserReplied):

@@ -284,6 +284,21 @@ def reveal_refusal(store: Store, person: str, episode_id: str) -> str | None:
     return reasons[0].text if reasons else None
 
 
+def blind_play(store: Store, episode_id: str) -> bool:
+    """Whether ``episode_id`` is a play of a blind study (the other seat is not named).
+
+    A blind study hides the model identity and method on the other side of the table: the
+    person playing the user is not told which agent (method, model) they face.
+    """
+    ensure_study_schema(store)
+    row = store.conn.execute(
+        "SELECT s.spec FROM study_plays p JOIN studies s ON s.study_id = p.study_id "
+        "WHERE p.episode_id=?",
+        (episode_id,),
+    ).fetchone()
+    return row is not None and bool(json.loads(row[0]).get("blind", True))
+
+
 def why_hidden(store: Store, person: str, sample_id: str) -> list[HiddenReason]:
     """For an admin: every reason ``sample_id`` is hidden from ``person``, in either seat."""
     out: list[HiddenReason] = []

@@ -45,8 +45,8 @@ PAGES: dict[str, PageSpec] = {
             "Play as user",
             ":material/theater_comedy:",
             "Play",
-            "Role-play a customer with a private goal against an agent; type every message "
-            "yourself and say what each one discloses.",
+            "Role-play a customer with a private goal against an agent; answer in your own "
+            "words and see what the agent will learn from them.",
         ),
         PageSpec(
             "play_agent",

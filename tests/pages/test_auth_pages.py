@@ -1,4 +1,5 @@
 import json
+import re
 
 from streamlit.testing.v1 import AppTest
 
@@ -159,3 +160,18 @@ def test_a_bad_setting_is_one_clear_error(tmp_path, monkeypatch) -> None:
     at = AppTest.from_file(APP, default_timeout=30).run()
     assert not at.exception
     assert any("DRIFTBENCH_AUTH" in e.value for e in at.error)
+
+
+def test_annotators_are_told_to_type_words_not_to_tick(tmp_path, monkeypatch) -> None:
+    """Play as user reads the person's words (issue 28): the home page and the page list must
+    not tell annotators to tick what each reply discloses."""
+    _password_studio(tmp_path, monkeypatch, "ann")
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    at.text_input(key="login-name").input("ann")
+    at.text_input(key="login-password").input("pw")
+    at.button[0].click().run()
+    assert not at.exception
+    said = " ".join(str(e.value) for kind in ("markdown", "caption") for e in at.get(kind))
+    assert "Play as user" in said and "your own words" in said
+    assert not re.search(r"\btick", said.lower()), said
+    assert "say what each one discloses" not in said

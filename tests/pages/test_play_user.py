@@ -276,3 +276,55 @@ def test_simulator_answers_one_message_only_when_asked(monkeypatch: pytest.Monke
         _reply(at, "In my own words.", tick="none")
     replies = [e for e in store.events(eid) if isinstance(e, UserReplied)]
     assert [e.voice for e in replies[1:]] == ["human"] * (len(replies) - 1)
+
+
+def _status(at: AppTest) -> str:
+    return str(at.get("status")[0].label)
+
+
+@pytest.mark.parametrize("blind", [True, False])
+def test_a_blind_study_item_does_not_name_the_agent_and_the_end_is_said(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, blind: bool
+) -> None:
+    """A blind play-user study hides the agent's method and model from the person (the study
+    spec says blind hides model identity and method); once the episode ends, the status line
+    no longer says the agent is waiting."""
+    import os
+
+    from core.studies.study_file import create_from_file, parse_study
+    from tests.pages.study_fixtures import copy_store
+
+    me = os.environ.get("USER", "local")
+    store = copy_store(demo_home(), tmp_path)
+    study = parse_study(
+        {
+            "name": "blind-user",
+            "kind": "play_user",
+            "samples": {"benchmark": "webshop", "ids": ["001377b5c2d684be"], "count": 1},
+            "personas": ["rational"],
+            "annotators": [me],
+            "overlap": 1,
+            "blind": blind,
+        }
+    )
+    create_from_file(store, study, [me])
+    aid = store.conn.execute("SELECT assignment_id FROM assignments").fetchone()[0]
+    at = _open(tmp_path, monkeypatch)
+    at.query_params["assignment"] = str(aid)
+    at.run()
+    next(b for b in at.button if b.label == "Start this study item").click().run()
+    assert not at.exception, at.exception
+    at.run()  # the page follows the episode it started
+    caption = at.caption[0].value
+    if blind:
+        assert "A2" not in caption and "Budget" not in caption and "symbolic" not in caption
+        assert "blind" in caption
+    else:
+        assert "A2" in caption and "symbolic" in caption
+    assert _status(at) == "The agent is waiting for you."
+    for _ in range(12):
+        if not _boxes(at):
+            break
+        _reply(at, "Here is everything I know.")
+    assert any(b.label == "Save survey" for b in at.button)  # the episode is over
+    assert _status(at) == "The episode is over."

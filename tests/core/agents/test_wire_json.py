@@ -183,3 +183,31 @@ def test_the_forced_final_answer_allows_the_answer_shape_only(
     schema = fake_llm_server.requests[-1]["response_format"]["json_schema"]["schema"]
     kinds = [s["properties"]["kind"]["const"] for s in schema["properties"]["action"]["anyOf"]]
     assert kinds == ["answer"]
+
+
+def test_no_clarify_in_the_schema_once_the_method_has_no_question_left(
+    fake_llm_server: FakeOpenAIServer,
+) -> None:
+    """A0 may ask once before its first answer: after that question the schema must not offer
+    ``clarify``, or the constrained model keeps writing questions the method refuses (seen with
+    SmolLM2 in Play as user: six malformed clarifies in a row, each costing patience)."""
+    use_config(None)
+    ask = {"action": {"kind": "clarify", "content": "Which colour?"}}
+    answer = {"action": {"kind": "answer", "answer": "item 3", "predicted_user_question": ""}}
+    fake_llm_server.script([json.dumps(ask), json.dumps(answer)])
+    agent = LLMAgent(
+        "A0", make_client(f"openai/m@{fake_llm_server.base_url}"), "mock", action_format="json"
+    )
+
+    def kinds() -> list[str]:
+        schema = fake_llm_server.requests[-1]["response_format"]["json_schema"]["schema"]
+        return [s["properties"]["kind"]["const"] for s in schema["properties"]["action"]["anyOf"]]
+
+    assert isinstance(agent.act(_view()), Ask)
+    assert "clarify" in kinds()
+    transcript = [
+        {"role": "agent", "text": "Which colour?", "turn": 1},
+        {"role": "user", "text": "Red.", "turn": 1},
+    ]
+    assert isinstance(agent.act(_view(turn=1, transcript=transcript)), Propose)
+    assert "clarify" not in kinds() and "answer" in kinds()

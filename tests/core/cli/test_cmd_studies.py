@@ -110,3 +110,49 @@ def test_a_bad_study_file_is_one_line_and_stores_nothing(home: Path, capsys, ove
     store = Store.open(home / "s.db")
     assert store.conn.execute("SELECT count(*) FROM studies").fetchone()[0] == 0
     assert store.conn.execute("SELECT count(*) FROM assignments").fetchone()[0] == 0
+
+
+def test_export_names_the_action_a_reaction_answers(home: Path, capsys) -> None:
+    """A reply to the agent's proposal (a tool call: Buy Now) says which action it answers.
+
+    The ``turns`` row of such a reply used to carry ``agent_message: "env"`` (the action's kind).
+    """
+    from core.studio.reply_check import send_reply
+    from core.studio.roleplay import advance, start_user_play
+
+    # a bundled sample whose symbolic A2 buys a wrong item when every question is declined
+    picked = {"benchmark": "webshop", "ids": ["0016d58783be42fa"], "count": 1, "seed": 0}
+    _cli(home, capsys, "studies", "create", "--from", str(_study(home, overlap=1, samples=picked)))
+    store = Store.open(home / "s.db")
+    aid, sample = store.conn.execute(
+        "SELECT assignment_id, target_id FROM assignments ORDER BY assignment_id LIMIT 1"
+    ).fetchone()
+    study = store.conn.execute("SELECT study_id FROM studies").fetchone()[0]
+    eid = start_user_play(
+        store,
+        benchmark="webshop",
+        sample_id=sample,
+        persona="rational",
+        seed=0,
+        player="ann",
+        strict=True,
+        study_id=study,
+        assignment_id=aid,
+    )
+    uv = advance(store, eid)
+    reacted = False
+    for _ in range(30):
+        if uv.ended:
+            break
+        reacted = reacted or uv.pending_reaction
+        text = "No, that's not it." if uv.pending_reaction else "Not sure, you decide."
+        uv = send_reply(store, eid, text)
+    assert reacted, [e.kind for e in store.events(eid)]
+    store.close()
+    _cli(home, capsys, "studies", "export", "pilot", "--format", "jsonl", "--out", str(home / "x"))
+    turns = [json.loads(x) for x in (home / "x" / "turns.jsonl").read_text().splitlines()]
+    reactions = [t for t in turns if t["reply_kind"] == "rejection"]
+    assert reactions and all(t["text"] == "No, that's not it." for t in reactions)
+    for t in reactions:
+        assert t["agent_message"] not in ("", "env")
+        assert "buy now" in t["agent_message"].lower(), t["agent_message"]

@@ -180,3 +180,45 @@ def test_slots_asked_keyword_matcher(world):
         == ["price_upper", "size"]
     )
     assert slots_asked("Hello there", root, world) == []
+
+
+def _context_play(question: str):  # type: ignore[no-untyped-def]
+    from protohelp import ListAgent
+
+    from core.engine.eventlog import InMemoryEventLog
+    from core.model.intent import IntentGraph
+
+    g = mock_graph()
+    ctx = {"first_name": "Ines", "last_name": "Haddad", "user_id": "ines_haddad_6145"}
+    root = g.root.model_copy(update={"context": ctx})
+    g2 = IntentGraph(
+        graph_id=g.graph_id,
+        benchmark=g.benchmark,
+        env_id=g.env_id,
+        root=root,
+        children=g.children,
+        edges=g.edges,
+    )
+    lg = InMemoryEventLog()
+    eid = episode.start(
+        lg, mock_sample(FaultType.INSUFFICIENT_INFORMATION), "rational", 0, "L", NEVER, graph=g2
+    )
+    episode.run(lg, eid, ListAgent([ask(None, question)]))
+    return replies(lg, eid)[0]
+
+
+def test_off_topic_words_shared_with_a_fact_name_reveal_no_fact():
+    # "last night" / "first game" share one word with last_name / first_name: off-topic chatter,
+    # not a request for the customer's name (it was answered "My last name is Haddad.")
+    for question in (
+        "By the way, did you watch the football game last night?",
+        "Did you see the first game of the season?",
+        "Which user interface do you like best?",
+    ):
+        r = _context_play(question)
+        assert r.reply_kind == "confusion", (question, r.text)
+        assert r.disclosures == ()
+    # asking for the fact by its name still gets it
+    r = _context_play("Could you give me your last name, please?")
+    assert r.reply_kind == "context" and "Haddad" in r.text
+    assert [d.slot for d in r.disclosures] == ["last_name"]
