@@ -4,12 +4,12 @@
 file's SHA-256 against the pinned digest (packaged models) or ``--sha256``, starts
 :mod:`core.llm.local_serve` as a detached process (one CPU thread unless told, one request at
 a time, a completion cap), waits until it answers a chat completion, checks that the port
-listens on loopback only, and writes a models file naming the server for **every** role
-(agent, voice, interpreter, reflection, two judges, writer, two extractors) with settings
-that suit a CPU server: ``concurrency: 1``, a ``max_tokens`` cap, ``context_tokens`` and a
-timeout scaled by the measured speed. :func:`stop` ends it. The state lives in
-``$DRIFTBENCH_HOME/models-local/server.json``; a second ``start`` with the same model reuses
-the running server.
+listens on loopback only, and writes a models file naming the server for every role but
+the judges (agent, voice, interpreter, reflection, writer, an extractor; GRIP's two judges
+must be different models) with settings that suit a CPU server: ``concurrency: 1``, a
+``max_tokens`` cap, ``context_tokens`` and a timeout scaled by the measured speed.
+:func:`stop` ends it. The state lives in ``$DRIFTBENCH_HOME/models-local/server.json``; a
+second ``start`` with the same model reuses the running server.
 """
 
 from __future__ import annotations
@@ -267,7 +267,6 @@ def models_file_text(spec: str, api_base: str, *, ctx: int, max_tokens: int) -> 
         "voice": entry(max_tokens=min(max_tokens, 96)),
         "interpreter": entry(max_tokens=min(max_tokens, 96)),
         "reflection": entry(),
-        "judges": [entry(max_tokens=64), entry(max_tokens=64, temperature=0.3)],
         "writer": entry(max_tokens=min(max_tokens, 160), temperature=0.7),
         "extractors": [entry(max_tokens=min(max_tokens, 200))],
     }
@@ -276,6 +275,8 @@ def models_file_text(spec: str, api_base: str, *, ctx: int, max_tokens: int) -> 
     head = (
         "# Written by `driftbench models local`: every role calls the local llama.cpp server\n"
         "# on 127.0.0.1 (one request at a time; see docs/MODELS.md).\n"
+        "# No `judges`: GRIP's two role-realism judges must be different models (of different\n"
+        "# families), and this server has one. Add two judges here, or use --judges heuristic.\n"
     )
     return head + yaml.safe_dump(doc, sort_keys=False)
 

@@ -77,6 +77,7 @@ def study_home(studio_home: Path, tmp_path_factory: pytest.TempPathFactory) -> d
                     "ann1": {"role": "annotator", "password": pw},
                     "ann2": {"role": "annotator", "password": pw},
                     "res": {"role": "researcher", "password": pw},
+                    "adm": {"role": "admin", "password": pw},
                 }
             }
         )
@@ -201,10 +202,19 @@ def test_two_annotators_then_researcher_sees_kappa(
         tab.get_by_test_id("stPlotlyChart").first.wait_for()
         wait_for_app(tab)
         screenshot(tab, "sessions")
+        # the Data page (accounts, imports, studies) is an admin's: a researcher has no link
+        assert tab.get_by_test_id("stSidebarNavLink").filter(has_text="Data").count() == 0
+    finally:
+        ctx.close()
 
+    ctx = chromium.new_context(viewport={"width": 1400, "height": 1000})
+    tab = ctx.new_page()
+    tab.set_default_timeout(30_000)
+    try:
+        _sign_in(tab, url, "adm")
+        tab.get_by_test_id("stSidebarNavLink").first.wait_for()
         _open(tab, "Data")
         tab.get_by_role("tab", name="Studies").click()
-        tab.get_by_text("Manage a study").wait_for()
-        screenshot(tab, "data_studies")
+        tab.get_by_text("Manage a study").wait_for()  # its picture: test_screenshots.py
     finally:
         ctx.close()

@@ -172,23 +172,40 @@ def test_user_interpret_and_user_read_with_the_model(
 def test_a_grip_judge_pair_classifies_every_answer(
     rm_store: Path, local_model: dict[str, Any]
 ) -> None:
-    rc, out, err = _cli(
-        rm_store,
-        "grip",
-        "rm-voice",
-        "--models",
-        local_model["models_file"],
-        "--judges",
-        "models",
-        "--per-cell",
-        "1",
-        "--pairs",
-        "1",
-        "--json",
-        "--allow-judge-errors",
-    )
-    assert rc == 0, err
-    realism = json.loads(out)["role_realism"]
+    spec = local_model["spec"]
+    # the protocol refuses one model as both judges (their agreement would be no evidence), at
+    # the command line before the store is touched
+    rc, _, err = _cli(rm_store, "grip", "rm-voice", "--judges", f"{spec},{spec}", "--json")
+    assert rc == 2 and "must differ" in err
+    # the judging itself is what this suite tests against real output: two judges on the one
+    # local model (two clients, two temperatures), built through the API
+    from core.grip.cache import REPORT_COLUMNS, grip_frame, resolve_runs
+    from core.grip.judges.llm import LLMJudge
+    from core.grip.realism import role_realism
+    from core.llm import make_client
+    from core.llm.models import load_models
+    from core.store import Store
+
+    # the local server's agent entry: its timeout, context, one slot
+    base = load_models(Path(local_model["models_file"])).agent
+    assert base is not None
+    judges = [
+        LLMJudge(
+            f"{spec}#{k}",
+            make_client(base.model_copy(update={"max_tokens": 64, "temperature": t}), role="judge"),
+        )
+        for k, t in ((1, 0.0), (2, 0.3))
+    ]
+    store = Store.open(rm_store, create=False)
+    try:
+        run_ids = resolve_runs(store, ["rm-voice"])
+        frame = grip_frame(store, run_ids, REPORT_COLUMNS)
+        assert not frame.empty
+        realism = role_realism(
+            store, frame, "local-pair", per_cell=1, n_pairs=1, llm_judges=judges
+        ).summary
+    finally:
+        store.close()
     judged = sum(int(j.get("n") or 0) for j in realism.get("judges", {}).values())
     invalid = int(realism.get("judge_invalid_total") or 0)
     errors = int(realism.get("judge_errors_total") or 0)
