@@ -29,6 +29,8 @@ from typing import Any, cast
 from core.envs.base import HostWorld
 from core.model.intent import Condition
 from core.model.world import ToolSpec
+from core.protocol.numwords import quantities
+from core.protocol.reply_index import raw_tokens
 
 MAX_NGRAM = 4
 """Longest span of a reply (in words) tried as a free-text value."""
@@ -330,6 +332,8 @@ class ReplyReader:
                     continue  # a free span must end where the clause does
                 if best is None or len(ph) > best.length:
                     best = Match(cand, pos, pos + len(ph))
+            if best is None:
+                best = self._plain_value(slot, op, reply, text, held)
             if best is not None:
                 matches.append(best)
         matches += self._discover(text, set(slots), [m.condition for m in matches])
@@ -341,6 +345,39 @@ class ReplyReader:
             taken.append((m.start, m.end))
             out.append(m.condition)
         return out
+
+    def _plain_value(
+        self, slot: str, op: str, reply: str, text: str, held: Sequence[Any]
+    ) -> Match | None:
+        """A value a person names without the world's phrasing ("Navy.", "130 bucks tops").
+
+        Tried only when no phrasing of the slot occurs in the reply: a shop option or feature
+        named by its bare value (an option must be one the catalogue knows, of the same kind as
+        the one held), and a price cap written in words or digits with money words ("no more
+        than a hundred and thirty dollars"), read as people write amounts
+        (:mod:`core.protocol.numwords`).
+        """
+        if slot.startswith("price"):
+            for q in quantities(raw_tokens(reply)):
+                if not q.money or q.bound not in ("=", op):
+                    continue
+                value = _number(str(q.value))
+                first = raw_tokens(reply)[q.start]
+                pos = _find(first, text)
+                pos = len(text) if pos < 0 else pos
+                return Match(Condition(slot=slot, op=op, value=value), pos, pos + len(first))
+            return None
+        if not (slot.startswith("option:") or slot.startswith("attr:")) or not self._vocab.active:
+            return None
+        best: Match | None = None
+        for cand in self.candidates(slot, op, reply, (), held):
+            if slot.startswith("option:") and not self._vocab.options_in(str(cand.value)):
+                continue
+            words = norm(str(cand.value))
+            pos = _find(words, text) if len(words) >= 3 else -1
+            if pos >= 0 and (best is None or len(words) > best.length):
+                best = Match(cand, pos, pos + len(words))
+        return best
 
     def _discover(self, text: str, known: set[str], found: list[Condition]) -> list[Match]:
         """Shop worlds: features, option values and a price cap named outside known slots."""

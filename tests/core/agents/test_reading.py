@@ -120,3 +120,22 @@ def test_shop_vocabulary_comes_from_catalogue_aggregates() -> None:
     hyphen = next((a for a in sorted(attrs) if "-" in a.split()[0]), None)
     if hyphen is not None:
         assert hyphen in vocab.attributes_in(f"i want it {hyphen} please")
+
+
+def test_a_persons_plain_words_are_read_without_the_worlds_phrasing() -> None:
+    """A person playing the user answers "Navy." or "130 bucks tops", not in template phrasing."""
+    w = load_world("webshop")
+    r = _reader(w)
+    price = {"price_upper": ("<=", [])}
+    for text in ("no more than a hundred and thirty dollars", "130 bucks tops.", "Max $130."):
+        assert [(c.slot, c.value) for c in r.read(text, price)] == [("price_upper", 130)], text
+    assert r.read("I'd spend whatever it takes, I have 3 kids.", price) == []
+    kind = w.catalogue.option_name_of
+    if kind("navy") != "color" or kind("large") != "size":
+        return
+    assert [(c.slot, c.value) for c in r.read("Navy.", {"option:0": ("=", [])})] == [
+        ("option:0", "navy")
+    ]
+    got = r.read("Large.", {"option:1": ("=", ["small"])})  # the held value's kind: a size
+    assert [(c.slot, c.value) for c in got] == [("option:1", "large")]
+    assert r.read("I don't know.", {"option:0": ("=", []), **price}) == []
