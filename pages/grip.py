@@ -57,7 +57,10 @@ if not options:
 
 by_name = {o.name: o for o in options}
 names = list(by_name)
-wanted = [r for r in st.query_params.get_all("run") if r in by_name]
+linked = st.query_params.get_all("run")
+wanted = [r for r in linked if r in by_name]
+if missing := len(linked) - len(wanted):
+    st.caption(f"{missing} linked run(s) not found in this store: left out of the selection.")
 
 
 def _keep_valid(key: str, allowed: list[str]) -> None:

@@ -177,3 +177,14 @@ def test_without_judges_the_grid_says_why_instead_of_a_dash(
     assert not at.exception
     grid = at.table[0].value
     assert set(grid["Identification"]) == set(grid["Consistency"]) == {"needs judges"}
+
+
+def test_a_linked_run_not_in_the_store_is_said(
+    research_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = open_page(research_home, monkeypatch, run="no-such-run")
+    assert not at.exception
+    assert any("1 linked run(s) not found" in c.value for c in at.caption)
+    at = open_page(research_home, monkeypatch, run="second")
+    assert at.multiselect(key="grip-runs").value == ["second"]
+    assert not any("not found" in c.value for c in at.caption)
