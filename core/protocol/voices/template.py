@@ -6,6 +6,7 @@ variants, so an episode always says the same thing on replay.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,21 @@ def _cap(s: str) -> str:
     return s[:1].upper() + s[1:] if s else s
 
 
+_SENTENCE_START = re.compile(r"(?<=[.!?] )([a-z])(?![a-z']*[A-Z])")
+"""A lowercase word after a sentence's end: a fact phrase ("my zip code is …") placed there."""
+
+
+def _sentences(text: str) -> str:
+    """Capitalise each sentence a template line or a fact phrase begins in lowercase.
+
+    Words with a capital inside ("iPhone") are left as they are.
+
+    >>> _sentences("No. the color isn't right. my zip code is 30251. iPhone cases.")
+    "No. The color isn't right. My zip code is 30251. iPhone cases."
+    """
+    return _SENTENCE_START.sub(lambda m: m.group(1).upper(), text)
+
+
 def _join(parts: list[str]) -> str:
     if len(parts) <= 1:
         return "".join(parts)
@@ -134,7 +150,7 @@ class TemplateVoice:
             text = ln(plan.kind)
         else:  # pragma: no cover - ReplyKind is closed
             raise ValueError(plan.kind)
-        return VoiceOutput(text=_cap(text))
+        return VoiceOutput(text=_sentences(_cap(text)))
 
 
 class MuteVoice(TemplateVoice):

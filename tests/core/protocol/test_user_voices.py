@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -46,6 +48,34 @@ def test_styles_differ_and_phrase_only_the_plan():
     assert all("teal" in t for t in texts.values())
     assert "?" in texts["dependent"]  # seeks reassurance
     assert len(texts["avoidant"]) <= len(texts["dependent"])
+
+
+def test_every_sentence_of_a_template_reply_starts_with_a_capital():
+    """Fact phrases are lowercase ("my zip code is …"); placed after a sentence they start one."""
+    v = TemplateVoice()
+    facts = (
+        _fact(),
+        Fact(
+            slot="zip", label="zip code", value="30251", phrase="my zip code is 30251", how="answer"
+        ),
+    )
+    context = tuple(dataclasses.replace(f, how="context") for f in facts)
+    plans = [
+        ReplyPlan(kind="answer", turn=t, facts=facts, asked=("color", "zip")) for t in range(8)
+    ]
+    plans += [ReplyPlan(kind="context", turn=t, facts=context) for t in range(8)]
+    plans += [
+        ReplyPlan(kind="rejection", turn=t, hinted=("color",), hinted_labels=("colour",))
+        for t in range(8)
+    ]
+    plans += [
+        ReplyPlan(kind="answer", turn=t, note="confirm_no", hinted_labels=("colour",))
+        for t in range(8)
+    ]
+    for pid in PIDS:
+        for plan in plans:
+            text = v.say(plan, persona(pid), "k").text
+            assert not re.search(r"(^|[.!?] )[a-z]", text), (pid, text)
 
 
 def test_variety_across_turns_is_seeded():
