@@ -358,11 +358,12 @@ class ReplyReader:
         (:mod:`core.protocol.numwords`).
         """
         if slot.startswith("price"):
-            for q in quantities(raw_tokens(reply)):
+            tokens = raw_tokens(reply)
+            for q in quantities(tokens):
                 if not q.money or q.bound not in ("=", op):
                     continue
                 value = _number(str(q.value))
-                first = raw_tokens(reply)[q.start]
+                first = tokens[q.start]
                 pos = _find(first, text)
                 pos = len(text) if pos < 0 else pos
                 return Match(Condition(slot=slot, op=op, value=value), pos, pos + len(first))
